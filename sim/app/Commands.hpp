@@ -1,0 +1,15 @@
+#pragma once
+/// Each subcommand registers itself on the CLI11 app and runs through the callback it installs.
+/// Callbacks report failure by throwing; main() maps exceptions to messages and exit codes.
+
+#include <CLI/CLI.hpp>
+
+namespace gpuscale::app {
+
+void add_run_command(CLI::App& app);
+void add_platform_command(CLI::App& app);
+
+/// The version string recorded in results files.
+const char* gpuscale_version();
+
+} // namespace gpuscale::app

@@ -1,0 +1,50 @@
+#include "sim/app/Commands.hpp"
+#include "sim/app/RunSummary.hpp"
+#include "sim/app/ScenarioRunner.hpp"
+#include "sim/config/ScenarioReader.hpp"
+#include "sim/config/YamlFile.hpp"
+#include "sim/results/ResultsFile.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace gpuscale::app {
+
+const char* gpuscale_version()
+{
+  return GPUSCALE_VERSION;
+}
+
+namespace {
+
+struct RunOptions {
+  std::string scenario_path;
+  std::string output_path;
+};
+
+void run(const RunOptions& options)
+{
+  const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
+  config::Diagnostics ignored;
+  const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
+  const ScenarioOutcome outcome = run_scenario(resolved, false);
+  fmt::print("{}", format_run_summary(resolved, outcome));
+  if (!options.output_path.empty()) {
+    const auto ids = results::append_runs(options.output_path, {{outcome.record, scenario_text}}, gpuscale_version());
+    fmt::print("results    {} (row {} of /runs)\n", options.output_path, ids.front());
+  }
+}
+
+} // namespace
+
+void add_run_command(CLI::App& app)
+{
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* command = app.add_subcommand("run", "Simulate one training step of a scenario and print its summary");
+  command->add_option("scenario", options->scenario_path, "Scenario YAML file")->required();
+  command->add_option("-o,--output", options->output_path, "HDF5 results file to append one row to");
+  command->callback([options] { run(*options); });
+}
+
+} // namespace gpuscale::app

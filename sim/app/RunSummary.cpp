@@ -1,0 +1,46 @@
+#include "sim/app/RunSummary.hpp"
+
+#include "sim/units/Quantity.hpp"
+
+#include <fmt/format.h>
+
+namespace gpuscale::app {
+
+std::string format_run_summary(const model::ResolvedScenario& resolved, const ScenarioOutcome& outcome)
+{
+  using units::format_bytes;
+  using units::format_seconds;
+  const auto& r = outcome.record;
+  const auto& m = outcome.memory;
+  std::string out;
+  out += fmt::format("scenario   {}\n", r.scenario);
+  out += fmt::format("platform   {} ({} GPUs used of {}, {} node(s), {})\n", r.platform, r.gpus,
+                     resolved.platform.gpu_count(), r.nodes, r.gpu_models);
+  out += fmt::format("workload   {} ({:.1f} M trainable + {:.1f} M frozen parameters, {:.2f} GFLOP fwd/sample)\n",
+                     r.workload, resolved.workload.trainable_params() / 1e6, resolved.workload.frozen_params() / 1e6,
+                     resolved.workload.forward_flop_per_sample() / 1e9);
+  out += fmt::format("setup      ZeRO-{}, {}, global batch {} = micro-batch {} x {} GPUs x {} accumulation step(s), "
+                     "collective {} ({})\n",
+                     r.zero_stage, r.precision, r.global_batch_size, r.micro_batch_size, r.gpus, r.grad_accum_steps,
+                     r.collective_used, r.collective);
+  out += fmt::format("memory     {} of {} per GPU ({}): params {}, frozen {}, grads {}, optimizer {}, "
+                     "activations {}, buffers {}, reserve {}\n",
+                     format_bytes(m.total_bytes()), format_bytes(m.capacity_bytes), outcome.tightest_gpu,
+                     format_bytes(m.parameter_bytes), format_bytes(m.frozen_bytes), format_bytes(m.gradient_bytes),
+                     format_bytes(m.optimizer_bytes), format_bytes(m.activation_bytes), format_bytes(m.buffer_bytes),
+                     format_bytes(m.reserve_bytes));
+  if (r.outcome == results::Outcome::Infeasible) {
+    out += fmt::format("outcome    INFEASIBLE: {}\n", r.infeasible_reason);
+    return out;
+  }
+  out += fmt::format("iteration  {} ({:.1f} samples/s)\n", format_seconds(r.iter_time_s), r.samples_per_s);
+  out += fmt::format("  compute        {}\n", format_seconds(r.compute_time_s));
+  out += fmt::format("  communication  {} ({} sent per GPU)\n", format_seconds(r.comm_time_s),
+                     format_bytes(r.bytes_sent_per_gpu));
+  out += fmt::format("  exposed comm.  {} ({:.1f}% of the iteration)\n", format_seconds(r.exposed_comm_s),
+                     r.iter_time_s > 0 ? 100.0 * r.exposed_comm_s / r.iter_time_s : 0.0);
+  out += fmt::format("simgrid    {}\n", r.simgrid_config);
+  return out;
+}
+
+} // namespace gpuscale::app

@@ -1,0 +1,98 @@
+#include "sim/app/ScenarioRunner.hpp"
+
+#include "sim/engine/SimgridConfig.hpp"
+
+#include <set>
+
+namespace gpuscale::app {
+namespace {
+
+/// The GPUs a run uses are the first `gpus` of the platform, in node-group order.
+std::set<std::string> gpu_types_used(const model::Platform& platform, int gpus, int& nodes)
+{
+  std::set<std::string> used;
+  nodes = 0;
+  int remaining = gpus;
+  for (std::size_t g = 0; g < platform.node_groups.size() && remaining > 0; ++g) {
+    const auto& type = platform.node_type_of_group(g);
+    for (int n = 0; n < platform.node_groups[g].count && remaining > 0; ++n) {
+      used.insert(type.gpu_type);
+      remaining -= type.gpus_per_node;
+      ++nodes;
+    }
+  }
+  return used;
+}
+
+} // namespace
+
+ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isolated)
+{
+  const auto& s = resolved.scenario;
+  ScenarioOutcome outcome;
+  auto& r = outcome.record;
+  int nodes = 0;
+  const auto used = gpu_types_used(resolved.platform, s.gpus, nodes);
+  r.scenario = s.name;
+  r.platform = resolved.platform.name;
+  r.workload = resolved.workload.name;
+  for (const auto& name : used)
+    r.gpu_models += (r.gpu_models.empty() ? "" : ",") + name;
+  r.precision = model::to_string(resolved.precision());
+  r.collective = model::to_string(s.collective);
+  r.collective_used = model::to_string(engine::resolve_collective(s.collective, s.gpus));
+  r.simgrid_config = engine::describe_simgrid_config(s.simgrid);
+  r.gpus = s.gpus;
+  r.nodes = nodes;
+  r.global_batch_size = s.global_batch_size;
+  r.micro_batch_size = s.micro_batch_size;
+  r.grad_accum_steps = s.gradient_accumulation_steps();
+  r.zero_stage = s.zero_stage;
+  r.activation_checkpointing = s.activation_checkpointing ? 1 : 0;
+  r.compute_efficiency = s.efficiency.compute;
+  r.network_efficiency = s.efficiency.network;
+  r.tcp_gamma_bytes = s.simgrid.tcp_gamma_bytes;
+
+  // Memory: every GPU type must fit; report the one with the least headroom.
+  double worst_headroom = 0;
+  bool first = true;
+  for (const auto& name : used) {
+    const auto& gpu = resolved.platform.gpu_types.at(name);
+    const auto estimate = engine::estimate_memory(resolved.workload, s, gpu, resolved.precision(), s.gpus);
+    const double headroom = estimate.capacity_bytes - estimate.total_bytes();
+    if (first || headroom < worst_headroom) {
+      worst_headroom = headroom;
+      outcome.memory = estimate;
+      outcome.tightest_gpu = name;
+      first = false;
+    }
+  }
+  const auto& m = outcome.memory;
+  r.mem_per_gpu_bytes = m.total_bytes();
+  r.mem_capacity_bytes = m.capacity_bytes;
+  r.mem_params_bytes = m.parameter_bytes;
+  r.mem_frozen_bytes = m.frozen_bytes;
+  r.mem_grads_bytes = m.gradient_bytes;
+  r.mem_optimizer_bytes = m.optimizer_bytes;
+  r.mem_activations_bytes = m.activation_bytes;
+  r.mem_buffers_bytes = m.buffer_bytes;
+  if (!m.fits()) {
+    r.outcome = results::Outcome::Infeasible;
+    r.infeasible_reason = "out of memory: " + m.describe_shortfall(outcome.tightest_gpu);
+    return outcome;
+  }
+
+  outcome.iteration =
+      isolated ? engine::simulate_iteration_isolated(resolved) : engine::simulate_iteration(resolved);
+  const auto& it = *outcome.iteration;
+  r.collective_used = it.collective_used;
+  r.iter_time_s = it.iteration_time_s;
+  r.samples_per_s = it.samples_per_s;
+  r.compute_time_s = it.compute_time_s;
+  r.comm_time_s = it.comm_time_s;
+  r.exposed_comm_s = it.exposed_comm_s;
+  r.bytes_sent_per_gpu = it.bytes_sent_per_gpu;
+  return outcome;
+}
+
+} // namespace gpuscale::app

@@ -1,0 +1,24 @@
+#pragma once
+/// Runs one resolved scenario end to end: memory check first (a run that does not fit is an
+/// infeasible outcome, not a simulation), then the SimGrid simulation, then one RunRecord.
+
+#include "sim/engine/IterationSimulator.hpp"
+#include "sim/engine/MemoryModel.hpp"
+#include "sim/model/Scenario.hpp"
+#include "sim/results/RunRecord.hpp"
+
+#include <optional>
+
+namespace gpuscale::app {
+
+struct ScenarioOutcome {
+  results::RunRecord record;
+  engine::MemoryEstimate memory; ///< of the GPU type with the least headroom
+  std::string tightest_gpu;
+  std::optional<engine::IterationResult> iteration; ///< absent when infeasible
+};
+
+/// `isolated`: run the simulation in a child process (needed when the caller runs several).
+ScenarioOutcome run_scenario(const model::ResolvedScenario& scenario, bool isolated);
+
+} // namespace gpuscale::app

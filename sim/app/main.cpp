@@ -1,0 +1,39 @@
+/// gpuscale: simulate distributed GPU training on SimGrid before booking hardware.
+/// The only place that chooses exit codes: 0 success, 1 runtime failure, 2 bad input or usage.
+
+#include "sim/app/Commands.hpp"
+#include "sim/config/ConfigError.hpp"
+#include "sim/results/ResultsFile.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+int main(int argc, char** argv)
+{
+  CLI::App app{"gpuscale: simulate distributed GPU training (ZeRO, collectives, topology) on SimGrid"};
+  app.set_version_flag("--version", gpuscale::app::gpuscale_version());
+  app.require_subcommand(1);
+  gpuscale::app::add_run_command(app);
+  gpuscale::app::add_platform_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const gpuscale::config::ConfigError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "gpuscale: %zu error(s); nothing was written\n", e.diagnostics().size());
+    return 2;
+  } catch (const gpuscale::results::ResultsFileError& e) {
+    std::fprintf(stderr, "gpuscale: error: %s\n", e.what());
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "gpuscale: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuscale: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,243 @@
+#include "sim/config/MappingReader.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace gpuscale::config {
+namespace {
+
+std::string node_kind(const YAML::Node& node)
+{
+  switch (node.Type()) {
+    case YAML::NodeType::Null: return "nothing";
+    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Undefined: return "nothing";
+  }
+  return "?";
+}
+
+bool is_identifier(const std::string& text)
+{
+  if (text.empty() || text.size() > 128)
+    return false;
+  auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!lower_or_digit(text.front()))
+    return false;
+  for (char c : text)
+    if (!lower_or_digit(c) && c != '-' && c != '_' && c != '.')
+      return false;
+  return true;
+}
+
+} // namespace
+
+void report(Diagnostics& diagnostics, const std::string& file, const YAML::Node& node, const std::string& path,
+            const std::string& message)
+{
+  const YAML::Mark mark = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
+  const bool located = mark.line >= 0 && mark.pos >= 0;
+  diagnostics.add({file, located ? mark.line + 1 : 0, located ? mark.column + 1 : 0, path, message});
+}
+
+MappingReader::MappingReader(YAML::Node node, std::string file, std::string path, Diagnostics& diagnostics)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), diagnostics_(diagnostics)
+{
+  if (!node_.IsMap()) {
+    report(diagnostics_, file_, node_, path_.empty() ? "/" : path_, "expected a mapping, got " + node_kind(node_));
+    valid_ = false;
+  }
+}
+
+YAML::Node MappingReader::lookup(const std::string& key) const
+{
+  // Through a const reference: yaml-cpp's non-const operator[] may insert the key.
+  const YAML::Node& node = node_;
+  return node[key];
+}
+
+bool MappingReader::has(const std::string& key) const
+{
+  return valid_ && lookup(key).IsDefined();
+}
+
+void MappingReader::error(const std::string& key, const std::string& message)
+{
+  const YAML::Node value = valid_ ? lookup(key) : YAML::Node();
+  report(diagnostics_, file_, value.IsDefined() ? value : node_, path_of(key), message);
+}
+
+std::optional<YAML::Node> MappingReader::child(const std::string& key, Presence presence)
+{
+  used_.insert(key);
+  if (!valid_)
+    return std::nullopt;
+  YAML::Node value = lookup(key);
+  if (!value.IsDefined()) {
+    if (presence == Presence::Required)
+      report(diagnostics_, file_, node_, path_of(key), "missing required key '" + key + "'");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<YAML::Node> MappingReader::scalar(const std::string& key, Presence presence, const char* expected)
+{
+  auto value = child(key, presence);
+  if (!value)
+    return std::nullopt;
+  if (!value->IsScalar()) {
+    report(diagnostics_, file_, *value, path_of(key), std::string("expected ") + expected + ", got " + node_kind(*value));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::string> MappingReader::text(const std::string& key, Presence presence)
+{
+  auto value = scalar(key, presence, "a string");
+  if (!value)
+    return std::nullopt;
+  return value->Scalar();
+}
+
+std::optional<std::string> MappingReader::identifier(const std::string& key, Presence presence)
+{
+  auto value = scalar(key, presence, "a name");
+  if (!value)
+    return std::nullopt;
+  if (!is_identifier(value->Scalar())) {
+    report(diagnostics_, file_, *value, path_of(key),
+           "expected a lower-case name ([a-z0-9][a-z0-9._-]*), got '" + value->Scalar() + "'");
+    return std::nullopt;
+  }
+  return value->Scalar();
+}
+
+std::optional<double> MappingReader::quantity(const std::string& key, units::Dimension dimension, Presence presence)
+{
+  auto value = scalar(key, presence, units::dimension_description(dimension).c_str());
+  if (!value)
+    return std::nullopt;
+  try {
+    return units::parse_quantity(value->Scalar(), dimension);
+  } catch (const units::UnitError& e) {
+    report(diagnostics_, file_, *value, path_of(key), e.what());
+    return std::nullopt;
+  }
+}
+
+std::optional<double> MappingReader::positive_quantity(const std::string& key, units::Dimension dimension,
+                                                       Presence presence)
+{
+  auto value = quantity(key, dimension, presence);
+  if (value && *value <= 0) {
+    error(key, "must be greater than zero, got '" + lookup(key).Scalar() + "'");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<long long> MappingReader::integer(const std::string& key, long long min_value, long long max_value,
+                                                Presence presence)
+{
+  auto value = scalar(key, presence, "an integer");
+  if (!value)
+    return std::nullopt;
+  long long parsed = 0;
+  if (!YAML::convert<long long>::decode(*value, parsed)) {
+    report(diagnostics_, file_, *value, path_of(key), "expected an integer, got '" + value->Scalar() + "'");
+    return std::nullopt;
+  }
+  if (parsed < min_value || parsed > max_value) {
+    report(diagnostics_, file_, *value, path_of(key),
+           "expected an integer in [" + std::to_string(min_value) + ", " + std::to_string(max_value) + "], got " +
+               value->Scalar());
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+std::optional<double> MappingReader::number(const std::string& key, double min_value, double max_value,
+                                            Presence presence)
+{
+  auto value = scalar(key, presence, "a number");
+  if (!value)
+    return std::nullopt;
+  double parsed = 0;
+  if (!YAML::convert<double>::decode(*value, parsed) || !std::isfinite(parsed)) {
+    report(diagnostics_, file_, *value, path_of(key), "expected a number, got '" + value->Scalar() + "'");
+    return std::nullopt;
+  }
+  if (parsed < min_value || parsed > max_value) {
+    report(diagnostics_, file_, *value, path_of(key),
+           "expected a number in [" + std::to_string(min_value) + ", " + std::to_string(max_value) + "], got " +
+               value->Scalar());
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+std::optional<bool> MappingReader::boolean(const std::string& key, Presence presence)
+{
+  auto value = scalar(key, presence, "true or false");
+  if (!value)
+    return std::nullopt;
+  bool parsed = false;
+  if (!YAML::convert<bool>::decode(*value, parsed)) {
+    report(diagnostics_, file_, *value, path_of(key), "expected true or false, got '" + value->Scalar() + "'");
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+std::optional<std::vector<std::string>> MappingReader::string_list(const std::string& key, Presence presence)
+{
+  auto value = child(key, presence);
+  if (!value)
+    return std::nullopt;
+  if (!expect_sequence(*value, file_, path_of(key), diagnostics_, true))
+    return std::nullopt;
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < value->size(); ++i) {
+    const YAML::Node item = (*value)[i];
+    if (!item.IsScalar()) {
+      report(diagnostics_, file_, item, path_of(key) + "/" + std::to_string(i), "expected a string, got " + node_kind(item));
+      continue;
+    }
+    items.push_back(item.Scalar());
+  }
+  return items;
+}
+
+void MappingReader::finish()
+{
+  if (!valid_)
+    return;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
+    if (!used_.contains(key)) {
+      std::string known;
+      for (const auto& k : used_)
+        known += (known.empty() ? "" : ", ") + k;
+      report(diagnostics_, file_, it->first, path_of(key), "unknown key '" + key + "' (known keys: " + known + ")");
+    }
+  }
+}
+
+bool expect_sequence(const YAML::Node& node, const std::string& file, const std::string& path,
+                     Diagnostics& diagnostics, bool allow_empty)
+{
+  if (!node.IsSequence()) {
+    report(diagnostics, file, node, path, "expected a list, got " + node_kind(node));
+    return false;
+  }
+  if (!allow_empty && node.size() == 0) {
+    report(diagnostics, file, node, path, "expected a non-empty list");
+    return false;
+  }
+  return true;
+}
+
+} // namespace gpuscale::config

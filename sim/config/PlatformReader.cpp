@@ -1,0 +1,264 @@
+#include "sim/config/PlatformReader.hpp"
+
+#include "sim/config/MappingReader.hpp"
+#include "sim/config/YamlFile.hpp"
+
+#include <filesystem>
+#include <map>
+
+namespace gpuscale::config {
+namespace {
+
+using units::Dimension;
+namespace fs = std::filesystem;
+
+template <typename Map>
+std::string names_of(const Map& map)
+{
+  std::string list;
+  for (const auto& [name, _] : map)
+    list += (list.empty() ? "" : ", ") + name;
+  return list.empty() ? "none" : list;
+}
+
+/// Reads one platform file and, recursively, nothing else: imports are only allowed in the file
+/// given on the command line, and imported files may only define catalog entries.
+class PlatformFileReader {
+public:
+  PlatformFileReader(model::Platform& platform, Diagnostics& diagnostics)
+      : platform_(platform), diagnostics_(diagnostics)
+  {
+  }
+
+  void read_cluster_file(const std::string& path)
+  {
+    auto root = load_yaml_file(path, diagnostics_);
+    if (!root)
+      return;
+    MappingReader top(*root, path, "", diagnostics_);
+    if (auto imports = top.string_list("imports", Presence::Optional))
+      for (std::size_t i = 0; i < imports->size(); ++i)
+        read_catalog_file((fs::path(path).parent_path() / (*imports)[i]).lexically_normal().string(), top, i);
+    read_catalog_sections(top);
+    if (auto cluster = top.child("cluster", Presence::Required))
+      read_cluster(MappingReader(*cluster, path, "/cluster", diagnostics_));
+    top.finish();
+    check_references();
+  }
+
+private:
+  struct Reference {
+    std::string file;
+    YAML::Node node;
+    std::string path;
+    std::string name;
+  };
+
+  void read_catalog_file(const std::string& path, MappingReader& importer, std::size_t index)
+  {
+    if (!fs::exists(path)) {
+      report(diagnostics_, importer.file(), (*importer.child("imports", Presence::Optional))[index],
+             importer.path_of("imports") + "/" + std::to_string(index), "imported file '" + path + "' does not exist");
+      return;
+    }
+    auto root = load_yaml_file(path, diagnostics_);
+    if (!root)
+      return;
+    MappingReader top(*root, path, "", diagnostics_);
+    read_catalog_sections(top);
+    top.finish();
+  }
+
+  void read_catalog_sections(MappingReader& top)
+  {
+    if (auto gpus = top.child("accelerators", Presence::Optional);
+        gpus && expect_sequence(*gpus, top.file(), "/accelerators", diagnostics_))
+      for (std::size_t i = 0; i < gpus->size(); ++i)
+        read_gpu(MappingReader((*gpus)[i], top.file(), "/accelerators/" + std::to_string(i), diagnostics_));
+    if (auto nodes = top.child("node_types", Presence::Optional);
+        nodes && expect_sequence(*nodes, top.file(), "/node_types", diagnostics_))
+      for (std::size_t i = 0; i < nodes->size(); ++i)
+        read_node_type(MappingReader((*nodes)[i], top.file(), "/node_types/" + std::to_string(i), diagnostics_));
+  }
+
+  void read_gpu(MappingReader gpu)
+  {
+    model::GpuType type;
+    auto name = gpu.identifier("name", Presence::Required);
+    type.display_name = gpu.text("display_name", Presence::Optional).value_or("");
+    type.vendor = gpu.text("vendor", Presence::Required).value_or("");
+    type.generation = gpu.text("generation", Presence::Optional).value_or("");
+    type.aliases = gpu.string_list("aliases", Presence::Optional).value_or(std::vector<std::string>{});
+    if (auto peaks = gpu.child("peak", Presence::Required)) {
+      MappingReader peak(*peaks, gpu.file(), gpu.path_of("peak"), diagnostics_);
+      for (model::Precision p : {model::Precision::Fp32, model::Precision::Tf32, model::Precision::Fp16,
+                                 model::Precision::Bf16, model::Precision::Fp8})
+        if (auto value = peak.positive_quantity(model::to_string(p), Dimension::FlopPerSecond, Presence::Optional))
+          type.peak_flop_per_s[p] = *value;
+      if (peak.valid() && type.peak_flop_per_s.empty())
+        report(diagnostics_, gpu.file(), *peaks, gpu.path_of("peak"),
+               "expected at least one peak rate (" + model::known_precisions() + ")");
+      peak.finish();
+    }
+    type.memory_bytes = gpu.positive_quantity("memory", Dimension::Bytes, Presence::Required).value_or(0);
+    type.memory_bw_Bps =
+        gpu.positive_quantity("memory_bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
+    type.intra_node_bw_Bps =
+        gpu.positive_quantity("intra_node_bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
+    type.tdp_w = gpu.positive_quantity("tdp", Dimension::Watts, Presence::Required).value_or(0);
+    type.price_usd_per_hour = gpu.positive_quantity("price_per_hour", Dimension::UsdPerHour, Presence::Optional);
+    gpu.finish();
+    if (!name)
+      return;
+    type.name = *name;
+    if (auto [it, inserted] = gpu_origin_.try_emplace(*name, gpu.file()); !inserted) {
+      gpu.error("name", "duplicate accelerator '" + *name + "' (first defined in " + it->second + ")");
+      return;
+    }
+    platform_.gpu_types.emplace(*name, std::move(type));
+  }
+
+  void read_node_type(MappingReader node)
+  {
+    model::NodeType type;
+    auto name = node.identifier("name", Presence::Required);
+    if (auto gpu = node.identifier("accelerator", Presence::Required)) {
+      type.gpu_type = *gpu;
+      gpu_references_.push_back({node.file(), *node.child("accelerator", Presence::Required),
+                                 node.path_of("accelerator"), *gpu});
+    }
+    type.gpus_per_node = static_cast<int>(node.integer("accelerators_per_node", 1, 1024, Presence::Required).value_or(0));
+    if (auto intra = node.child("intra_node", Presence::Required)) {
+      MappingReader reader(*intra, node.file(), node.path_of("intra_node"), diagnostics_);
+      if (auto fabric = reader.text("fabric", Presence::Required)) {
+        if (*fabric == "nvswitch")
+          type.fabric = model::IntraNodeFabric::NvSwitch;
+        else if (*fabric == "nvlink_mesh")
+          type.fabric = model::IntraNodeFabric::NvlinkMesh;
+        else if (*fabric == "pcie")
+          type.fabric = model::IntraNodeFabric::Pcie;
+        else
+          reader.error("fabric", "unknown intra-node fabric '" + *fabric + "' (known: nvswitch, nvlink_mesh, pcie)");
+      }
+      type.intra_bw_Bps = reader.positive_quantity("bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
+      type.intra_latency_s = reader.quantity("latency", Dimension::Seconds, Presence::Required).value_or(0);
+      reader.finish();
+    }
+    if (auto pcie = node.child("pcie", Presence::Required)) {
+      MappingReader reader(*pcie, node.file(), node.path_of("pcie"), diagnostics_);
+      type.pcie_bw_Bps = reader.positive_quantity("bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
+      type.pcie_latency_s = reader.quantity("latency", Dimension::Seconds, Presence::Required).value_or(0);
+      reader.finish();
+    }
+    if (auto nics = node.child("nics", Presence::Required)) {
+      MappingReader reader(*nics, node.file(), node.path_of("nics"), diagnostics_);
+      type.nic_count = static_cast<int>(reader.integer("count", 1, 1024, Presence::Required).value_or(0));
+      type.nic_bw_Bps = reader.positive_quantity("bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
+      type.nic_latency_s = reader.quantity("latency", Dimension::Seconds, Presence::Required).value_or(0);
+      reader.finish();
+    }
+    if (auto host = node.child("host", Presence::Required)) {
+      MappingReader reader(*host, node.file(), node.path_of("host"), diagnostics_);
+      type.host_cpu = reader.text("cpu", Presence::Required).value_or("");
+      type.sockets = static_cast<int>(reader.integer("sockets", 1, 1024, Presence::Required).value_or(0));
+      type.cores_per_socket = static_cast<int>(reader.integer("cores_per_socket", 1, 1024, Presence::Required).value_or(0));
+      reader.finish();
+    }
+    node.finish();
+    if (!name)
+      return;
+    type.name = *name;
+    if (auto [it, inserted] = node_origin_.try_emplace(*name, node.file()); !inserted) {
+      node.error("name", "duplicate node type '" + *name + "' (first defined in " + it->second + ")");
+      return;
+    }
+    platform_.node_types.emplace(*name, std::move(type));
+  }
+
+  void read_cluster(MappingReader cluster)
+  {
+    platform_.name = cluster.identifier("name", Presence::Required).value_or("");
+    platform_.description = cluster.text("description", Presence::Optional).value_or("");
+    if (auto groups = cluster.child("node_groups", Presence::Required);
+        groups && expect_sequence(*groups, cluster.file(), cluster.path_of("node_groups"), diagnostics_)) {
+      for (std::size_t i = 0; i < groups->size(); ++i) {
+        const std::string path = cluster.path_of("node_groups") + "/" + std::to_string(i);
+        MappingReader group((*groups)[i], cluster.file(), path, diagnostics_);
+        model::NodeGroup node_group;
+        if (auto type = group.identifier("node_type", Presence::Required)) {
+          node_group.node_type = *type;
+          node_references_.push_back({cluster.file(), *group.child("node_type", Presence::Required),
+                                      group.path_of("node_type"), *type});
+        }
+        node_group.count = static_cast<int>(group.integer("count", 1, 100000, Presence::Required).value_or(0));
+        group.finish();
+        platform_.node_groups.push_back(node_group);
+      }
+    }
+    if (auto fabric = cluster.child("fabric", Presence::Required))
+      read_fabric(MappingReader(*fabric, cluster.file(), cluster.path_of("fabric"), diagnostics_));
+    cluster.finish();
+  }
+
+  void read_fabric(MappingReader fabric)
+  {
+    auto& out = platform_.fabric;
+    if (auto topology = fabric.text("topology", Presence::Required)) {
+      if (*topology == "single_switch")
+        out.topology = model::FabricTopology::SingleSwitch;
+      else if (*topology == "fat_tree")
+        out.topology = model::FabricTopology::FatTree;
+      else if (*topology == "rail_optimized")
+        out.topology = model::FabricTopology::RailOptimized;
+      else
+        fabric.error("topology",
+                     "unknown fabric topology '" + *topology + "' (known: single_switch, fat_tree, rail_optimized)");
+    }
+    out.switch_latency_s = fabric.quantity("switch_latency", Dimension::Seconds, Presence::Required).value_or(0);
+    const bool fat_tree = out.topology == model::FabricTopology::FatTree;
+    const bool rail = out.topology == model::FabricTopology::RailOptimized;
+    const Presence fat_tree_key = fat_tree ? Presence::Required : Presence::Optional;
+    out.nodes_per_leaf = static_cast<int>(fabric.integer("nodes_per_leaf", 1, 100000, fat_tree_key).value_or(0));
+    out.oversubscription = fabric.number("oversubscription", 1.0, 1000.0, Presence::Optional).value_or(1.0);
+    out.spine_bw_Bps = fabric.positive_quantity("spine_bandwidth", Dimension::BytesPerSecond, Presence::Optional);
+    if (!fat_tree && fabric.has("nodes_per_leaf"))
+      fabric.error("nodes_per_leaf", "only meaningful for topology fat_tree");
+    if (!fat_tree && fabric.has("oversubscription"))
+      fabric.error("oversubscription", "only meaningful for topology fat_tree");
+    if (!rail && fabric.has("spine_bandwidth"))
+      fabric.error("spine_bandwidth", "only meaningful for topology rail_optimized");
+    fabric.finish();
+  }
+
+  void check_references()
+  {
+    for (const auto& ref : gpu_references_)
+      if (!platform_.gpu_types.contains(ref.name))
+        report(diagnostics_, ref.file, ref.node, ref.path,
+               "unknown accelerator '" + ref.name + "' (known: " + names_of(platform_.gpu_types) + ")");
+    for (const auto& ref : node_references_)
+      if (!platform_.node_types.contains(ref.name))
+        report(diagnostics_, ref.file, ref.node, ref.path,
+               "unknown node type '" + ref.name + "' (known: " + names_of(platform_.node_types) + ")");
+  }
+
+  model::Platform& platform_;
+  Diagnostics& diagnostics_;
+  std::map<std::string, std::string> gpu_origin_;
+  std::map<std::string, std::string> node_origin_;
+  std::vector<Reference> gpu_references_;
+  std::vector<Reference> node_references_;
+};
+
+} // namespace
+
+model::Platform read_platform(const std::string& path)
+{
+  model::Platform platform;
+  Diagnostics diagnostics;
+  PlatformFileReader(platform, diagnostics).read_cluster_file(path);
+  diagnostics.throw_if_any();
+  return platform;
+}
+
+} // namespace gpuscale::config

@@ -1,0 +1,148 @@
+#include "sim/config/ScenarioReader.hpp"
+
+#include "sim/config/MappingReader.hpp"
+#include "sim/config/PlatformReader.hpp"
+#include "sim/config/WorkloadReader.hpp"
+#include "sim/config/YamlFile.hpp"
+
+#include <filesystem>
+
+namespace gpuscale::config {
+namespace {
+
+using units::Dimension;
+namespace fs = std::filesystem;
+
+constexpr long long kMaxGpus = 1'000'000;
+constexpr long long kMaxBatch = 1'000'000'000;
+
+std::string resolve(const std::string& scenario_path, const std::string& relative)
+{
+  return (fs::path(scenario_path).parent_path() / relative).lexically_normal().string();
+}
+
+void read_efficiency(MappingReader reader, model::Efficiency& efficiency)
+{
+  efficiency.compute = reader.number("compute", 1e-6, 1.0, Presence::Optional).value_or(efficiency.compute);
+  efficiency.network = reader.number("network", 1e-6, 1.0, Presence::Optional).value_or(efficiency.network);
+  efficiency.memory = reader.number("memory", 1e-6, 1.0, Presence::Optional).value_or(efficiency.memory);
+  reader.finish();
+}
+
+void read_simgrid(MappingReader reader, model::SimgridNetworkConfig& config, Diagnostics&)
+{
+  if (auto network_model = reader.text("network_model", Presence::Optional)) {
+    if (*network_model == "CM02" || *network_model == "LV08" || *network_model == "SMPI")
+      config.network_model = *network_model;
+    else
+      reader.error("network_model", "unknown SimGrid network model '" + *network_model + "' (known: CM02, LV08, SMPI)");
+  }
+  config.crosstraffic = reader.boolean("crosstraffic", Presence::Optional).value_or(config.crosstraffic);
+  config.tcp_gamma_bytes =
+      reader.positive_quantity("tcp_gamma", Dimension::Bytes, Presence::Optional).value_or(config.tcp_gamma_bytes);
+  reader.finish();
+}
+
+/// Cross-file checks: only meaningful once the platform and workload have been read without errors.
+void check_consistency(const model::ResolvedScenario& resolved, MappingReader& scenario, Diagnostics& diagnostics)
+{
+  const auto& s = resolved.scenario;
+  const int available = resolved.platform.gpu_count();
+  if (s.gpus > available)
+    scenario.error("gpus", "the scenario asks for " + std::to_string(s.gpus) + " GPUs but platform '" +
+                               resolved.platform.name + "' has " + std::to_string(available));
+  if (s.micro_batch_size > 0 && s.gpus > 0 && s.global_batch_size > 0 &&
+      s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * s.gpus) != 0)
+    scenario.error("global_batch_size",
+                   "global batch size " + std::to_string(s.global_batch_size) +
+                       " is not a multiple of micro_batch_size x gpus = " + std::to_string(s.micro_batch_size) +
+                       " x " + std::to_string(s.gpus));
+  const model::Precision precision = resolved.precision();
+  for (const auto& [name, gpu] : resolved.platform.gpu_types) {
+    bool used = false;
+    for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g)
+      used = used || resolved.platform.node_type_of_group(g).gpu_type == name;
+    if (used && !gpu.peak_for(precision))
+      scenario.error("precision", "accelerator '" + name + "' has no peak rate for " + model::to_string(precision));
+  }
+  (void)diagnostics;
+}
+
+} // namespace
+
+model::ResolvedScenario read_scenario(const std::string& path)
+{
+  Diagnostics diagnostics;
+  model::ResolvedScenario resolved;
+  auto& s = resolved.scenario;
+  auto root = load_yaml_file(path, diagnostics);
+  if (!root)
+    diagnostics.throw_if_any();
+  MappingReader top(*root, path, "", diagnostics);
+  auto scenario_node = top.child("scenario", Presence::Required);
+  top.finish();
+  if (!scenario_node)
+    diagnostics.throw_if_any();
+  MappingReader scenario(*scenario_node, path, "/scenario", diagnostics);
+  s.name = scenario.identifier("name", Presence::Required).value_or("");
+  auto platform_path = scenario.text("platform", Presence::Required);
+  auto workload_path = scenario.text("workload", Presence::Required);
+  s.gpus = static_cast<int>(scenario.integer("gpus", 1, kMaxGpus, Presence::Required).value_or(0));
+  s.global_batch_size = static_cast<int>(scenario.integer("global_batch_size", 1, kMaxBatch, Presence::Required).value_or(0));
+  s.micro_batch_size = static_cast<int>(scenario.integer("micro_batch_size", 1, kMaxBatch, Presence::Required).value_or(0));
+  if (auto precision = scenario.text("precision", Presence::Optional)) {
+    s.precision = model::parse_precision(*precision);
+    if (!s.precision)
+      scenario.error("precision", "unknown precision '" + *precision + "' (known: " + model::known_precisions() + ")");
+  }
+  s.zero_stage = static_cast<int>(scenario.integer("zero_stage", 0, 3, Presence::Optional).value_or(0));
+  if (auto collective = scenario.text("collective", Presence::Optional)) {
+    if (auto parsed = model::parse_collective_algorithm(*collective))
+      s.collective = *parsed;
+    else
+      scenario.error("collective", "unknown collective algorithm '" + *collective + "' (known: " +
+                                       model::known_collective_algorithms() + ")");
+  }
+  s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
+  s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
+  if (auto efficiency = scenario.child("efficiency", Presence::Optional))
+    read_efficiency(MappingReader(*efficiency, path, "/scenario/efficiency", diagnostics), s.efficiency);
+  if (auto simgrid = scenario.child("simgrid", Presence::Optional))
+    read_simgrid(MappingReader(*simgrid, path, "/scenario/simgrid", diagnostics), s.simgrid, diagnostics);
+
+  // Referenced files are read even when the scenario itself has errors, so everything is reported at once.
+  bool references_ok = platform_path && workload_path;
+  if (platform_path) {
+    s.platform_path = resolve(path, *platform_path);
+    if (!fs::exists(s.platform_path)) {
+      scenario.error("platform", "platform file '" + s.platform_path + "' does not exist");
+      references_ok = false;
+    } else try {
+      resolved.platform = read_platform(s.platform_path);
+    } catch (const ConfigError& e) {
+      for (const auto& d : e.diagnostics())
+        diagnostics.add(d);
+      references_ok = false;
+    }
+  }
+  if (workload_path) {
+    s.workload_path = resolve(path, *workload_path);
+    if (!fs::exists(s.workload_path)) {
+      scenario.error("workload", "workload file '" + s.workload_path + "' does not exist");
+      references_ok = false;
+    } else try {
+      resolved.workload = read_workload(s.workload_path);
+    } catch (const ConfigError& e) {
+      for (const auto& d : e.diagnostics())
+        diagnostics.add(d);
+      references_ok = false;
+    }
+  }
+  if (references_ok)
+    check_consistency(resolved, scenario, diagnostics);
+  scenario.finish();
+  diagnostics.throw_if_any();
+  return resolved;
+}
+
+} // namespace gpuscale::config

@@ -1,0 +1,83 @@
+#include "sim/config/WorkloadReader.hpp"
+
+#include "sim/config/MappingReader.hpp"
+#include "sim/config/YamlFile.hpp"
+
+#include <limits>
+#include <set>
+
+namespace gpuscale::config {
+namespace {
+
+using units::Dimension;
+
+/// Parameter counts are integers but may exceed 2^53 only in absurd inputs; 10^15 is a generous bound.
+constexpr long long kMaxParams = 1'000'000'000'000'000LL;
+
+model::Layer read_layer(MappingReader layer, std::set<std::string>& names)
+{
+  model::Layer out;
+  if (auto name = layer.text("name", Presence::Required)) {
+    out.name = *name;
+    if (!names.insert(*name).second)
+      layer.error("name", "duplicate layer name '" + *name + "'");
+  }
+  if (auto kind = layer.text("kind", Presence::Required)) {
+    if (auto parsed = model::parse_layer_kind(*kind))
+      out.kind = *parsed;
+    else
+      layer.error("kind", "unknown layer kind '" + *kind + "' (known: " + model::known_layer_kinds() + ")");
+  }
+  out.trainable_params = static_cast<double>(layer.integer("trainable_params", 0, kMaxParams, Presence::Required).value_or(0));
+  out.frozen_params = static_cast<double>(layer.integer("frozen_params", 0, kMaxParams, Presence::Required).value_or(0));
+  out.forward_flop_per_sample = layer.quantity("forward_flops_per_sample", Dimension::Flop, Presence::Required).value_or(0);
+  out.backward_flop_per_sample = layer.quantity("backward_flops_per_sample", Dimension::Flop, Presence::Required).value_or(0);
+  out.activation_bytes_per_sample =
+      layer.quantity("activation_bytes_per_sample", Dimension::Bytes, Presence::Required).value_or(0);
+  out.recomputed = layer.boolean("recomputed", Presence::Required).value_or(false);
+  layer.finish();
+  return out;
+}
+
+} // namespace
+
+model::WorkloadTrace read_workload(const std::string& path)
+{
+  Diagnostics diagnostics;
+  model::WorkloadTrace trace;
+  if (auto root = load_yaml_file(path, diagnostics)) {
+    MappingReader top(*root, path, "", diagnostics);
+    if (auto workload_node = top.child("workload", Presence::Required)) {
+      MappingReader workload(*workload_node, path, "/workload", diagnostics);
+      trace.name = workload.identifier("name", Presence::Required).value_or("");
+      trace.benchmark = workload.identifier("benchmark", Presence::Optional).value_or("");
+      trace.description = workload.text("description", Presence::Optional).value_or("");
+      if (auto precision = workload.text("precision", Presence::Required)) {
+        if (auto parsed = model::parse_precision(*precision))
+          trace.precision = *parsed;
+        else
+          workload.error("precision", "unknown precision '" + *precision + "' (known: " + model::known_precisions() + ")");
+      }
+      trace.sample = workload.text("sample", Presence::Required).value_or("");
+      if (auto optimizer = workload.text("optimizer", Presence::Required)) {
+        if (auto parsed = model::parse_optimizer(*optimizer))
+          trace.optimizer = *parsed;
+        else
+          workload.error("optimizer", "unknown optimizer '" + *optimizer + "' (known: " + model::known_optimizers() + ")");
+      }
+      if (auto layers = workload.child("layers", Presence::Required);
+          layers && expect_sequence(*layers, path, "/workload/layers", diagnostics)) {
+        std::set<std::string> names;
+        for (std::size_t i = 0; i < layers->size(); ++i)
+          trace.layers.push_back(
+              read_layer(MappingReader((*layers)[i], path, "/workload/layers/" + std::to_string(i), diagnostics), names));
+      }
+      workload.finish();
+    }
+    top.finish();
+  }
+  diagnostics.throw_if_any();
+  return trace;
+}
+
+} // namespace gpuscale::config

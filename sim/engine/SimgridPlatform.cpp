@@ -1,0 +1,70 @@
+#include "sim/engine/SimgridPlatform.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <set>
+#include <stdexcept>
+
+namespace sg4 = simgrid::s4u;
+
+namespace gpuscale::engine {
+namespace {
+
+/// Creates the two directed links of an edge on first use, so links no route crosses cost nothing.
+class LinkFactory {
+public:
+  LinkFactory(sg4::NetZone* zone, const TopologyGraph& topology, double efficiency)
+      : zone_(zone), topology_(topology), efficiency_(efficiency), links_(2 * topology.edges_by_id.size(), nullptr)
+  {
+  }
+
+  sg4::Link* link(const RouteHop& hop)
+  {
+    sg4::Link*& slot = links_[2 * hop.edge_id + (hop.forward ? 0 : 1)];
+    if (slot == nullptr) {
+      const TopologyEdge& edge = topology_.graph[topology_.edges_by_id[hop.edge_id]];
+      slot = zone_->create_link(edge.name + (hop.forward ? ">" : "<"), edge.bandwidth_Bps * efficiency_)
+                 ->set_latency(edge.latency_s)
+                 ->seal();
+    }
+    return slot;
+  }
+
+private:
+  sg4::NetZone* zone_;
+  const TopologyGraph& topology_;
+  double efficiency_;
+  std::vector<sg4::Link*> links_;
+};
+
+} // namespace
+
+SimgridPlatform build_simgrid_platform(const TopologyGraph& topology, const SimgridPlatformSpec& spec)
+{
+  const std::size_t gpus = topology.gpu_vertices.size();
+  if (spec.gpu_speed_flop_per_s.size() != gpus)
+    throw std::logic_error("build_simgrid_platform: one speed per GPU expected");
+  auto* zone = sg4::create_full_zone("cluster");
+  SimgridPlatform platform;
+  for (std::size_t rank = 0; rank < gpus; ++rank)
+    platform.gpu_hosts.push_back(
+        zone->create_host(topology.graph[topology.gpu_vertices[rank]].name, spec.gpu_speed_flop_per_s[rank])->seal());
+
+  LinkFactory links(zone, topology, spec.network_efficiency);
+  std::set<std::pair<int, int>> done;
+  for (const auto& [src, dst] : spec.routes) {
+    if (src == dst || !done.insert({src, dst}).second)
+      continue;
+    std::vector<sg4::LinkInRoute> route;
+    for (const RouteHop& hop : topology.route(src, dst))
+      route.emplace_back(links.link(hop));
+    zone->add_route(platform.gpu_hosts[static_cast<std::size_t>(src)]->get_netpoint(),
+                    platform.gpu_hosts[static_cast<std::size_t>(dst)]->get_netpoint(), nullptr, nullptr, route, false);
+  }
+  zone->seal();
+  return platform;
+}
+
+} // namespace gpuscale::engine

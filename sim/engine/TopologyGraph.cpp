@@ -1,0 +1,215 @@
+#include "sim/engine/TopologyGraph.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <stdexcept>
+
+namespace gpuscale::engine {
+namespace {
+
+using model::FabricTopology;
+using model::IntraNodeFabric;
+
+class TopologyBuilder {
+public:
+  TopologyBuilder(const model::Platform& platform, TopologyGraph& out) : platform_(platform), out_(out) {}
+
+  void build(int gpus)
+  {
+    const int wanted = gpus > 0 ? gpus : platform_.gpu_count();
+    int node = 0;
+    for (std::size_t g = 0; g < platform_.node_groups.size() && rank_ < wanted; ++g) {
+      const auto& type = platform_.node_type_of_group(g);
+      for (int i = 0; i < platform_.node_groups[g].count && rank_ < wanted; ++i)
+        add_node(type, node++);
+    }
+    connect_nodes();
+  }
+
+private:
+  struct NodeNics {
+    const model::NodeType* type;
+    std::vector<Vertex> nics;
+  };
+
+  Vertex add_vertex(std::string name, VertexKind kind, int node = -1, int gpu_rank = -1)
+  {
+    return boost::add_vertex(TopologyVertex{std::move(name), kind, gpu_rank, node}, out_.graph);
+  }
+
+  void add_edge(Vertex a, Vertex b, LinkKind kind, double bandwidth_Bps, double latency_s)
+  {
+    const std::string name = out_.graph[a].name + "--" + out_.graph[b].name;
+    const std::size_t id = boost::num_edges(out_.graph);
+    out_.edges_by_id.push_back(
+        boost::add_edge(a, b, TopologyEdge{name, kind, bandwidth_Bps, latency_s, id, a, b}, out_.graph).first);
+  }
+
+  void add_node(const model::NodeType& type, int node)
+  {
+    const std::string prefix = "n" + std::to_string(node);
+    std::vector<Vertex> gpus;
+    for (int local = 0; local < type.gpus_per_node; ++local) {
+      gpus.push_back(add_vertex(prefix + "-gpu" + std::to_string(local), VertexKind::Gpu, node, rank_));
+      out_.gpu_vertices.push_back(gpus.back());
+      out_.gpu_node.push_back(node);
+      out_.gpu_type.push_back(type.gpu_type);
+      ++rank_;
+    }
+    std::vector<Vertex> nics;
+    for (int k = 0; k < type.nic_count; ++k)
+      nics.push_back(add_vertex(prefix + "-nic" + std::to_string(k), VertexKind::Nic, node));
+
+    switch (type.fabric) {
+      case IntraNodeFabric::NvSwitch: {
+        const Vertex nvswitch = add_vertex(prefix + "-nvswitch", VertexKind::NvSwitch, node);
+        for (Vertex gpu : gpus)
+          add_edge(gpu, nvswitch, LinkKind::IntraNode, type.intra_bw_Bps, type.intra_latency_s);
+        attach_nics_to_gpus(type, gpus, nics);
+        break;
+      }
+      case IntraNodeFabric::NvlinkMesh: {
+        // Full mesh; each GPU's aggregate scale-up bandwidth is split evenly over its peers.
+        const double per_pair = gpus.size() > 1 ? type.intra_bw_Bps / static_cast<double>(gpus.size() - 1) : 0.0;
+        for (std::size_t a = 0; a < gpus.size(); ++a)
+          for (std::size_t b = a + 1; b < gpus.size(); ++b)
+            add_edge(gpus[a], gpus[b], LinkKind::IntraNode, per_pair, type.intra_latency_s);
+        attach_nics_to_gpus(type, gpus, nics);
+        break;
+      }
+      case IntraNodeFabric::Pcie: {
+        const Vertex pcie = add_vertex(prefix + "-pcie", VertexKind::PcieSwitch, node);
+        for (Vertex gpu : gpus)
+          add_edge(gpu, pcie, LinkKind::IntraNode, type.intra_bw_Bps, type.intra_latency_s);
+        for (Vertex nic : nics)
+          add_edge(nic, pcie, LinkKind::Pcie, type.pcie_bw_Bps, type.pcie_latency_s);
+        break;
+      }
+    }
+    nodes_.push_back({&type, nics});
+  }
+
+  void attach_nics_to_gpus(const model::NodeType& type, const std::vector<Vertex>& gpus, const std::vector<Vertex>& nics)
+  {
+    if (nics.empty())
+      return;
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      add_edge(gpus[i], nics[i % nics.size()], LinkKind::Pcie, type.pcie_bw_Bps, type.pcie_latency_s);
+  }
+
+  /// Every switch on a route adds one switch_latency: each edge carries half of it per switch
+  /// endpoint (NIC-switch: nic latency + half; switch-switch: a whole one).
+  void connect_nodes()
+  {
+    const auto& fabric = platform_.fabric;
+    switch (fabric.topology) {
+      case FabricTopology::SingleSwitch: {
+        const Vertex sw = add_vertex("switch", VertexKind::SingleSwitch);
+        for (const auto& node : nodes_)
+          for (Vertex nic : node.nics)
+            add_edge(nic, sw, LinkKind::Network, node.type->nic_bw_Bps, node.type->nic_latency_s + 0.5 * fabric.switch_latency_s);
+        break;
+      }
+      case FabricTopology::FatTree: {
+        // Two levels; the spine layer is aggregated into one core switch whose link to each leaf
+        // carries the leaf's downlink capacity divided by the oversubscription (perfect ECMP).
+        const std::size_t per_leaf = static_cast<std::size_t>(std::max(1, fabric.nodes_per_leaf));
+        const std::size_t leaves = (nodes_.size() + per_leaf - 1) / per_leaf;
+        const Vertex core = leaves > 1 ? add_vertex("core", VertexKind::CoreSwitch) : Vertex{};
+        for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+          const Vertex leaf_vertex = add_vertex("leaf" + std::to_string(leaf), VertexKind::LeafSwitch);
+          double downlink_Bps = 0;
+          for (std::size_t n = leaf * per_leaf; n < std::min(nodes_.size(), (leaf + 1) * per_leaf); ++n)
+            for (Vertex nic : nodes_[n].nics) {
+              add_edge(nic, leaf_vertex, LinkKind::Network, nodes_[n].type->nic_bw_Bps,
+                       nodes_[n].type->nic_latency_s + 0.5 * fabric.switch_latency_s);
+              downlink_Bps += nodes_[n].type->nic_bw_Bps;
+            }
+          // Uplink sized for a full leaf: a partly filled last leaf keeps the same switch.
+          const double full_leaf_Bps = downlink_Bps * static_cast<double>(per_leaf) /
+                                       static_cast<double>(std::min(per_leaf, nodes_.size() - leaf * per_leaf));
+          if (leaves > 1)
+            add_edge(leaf_vertex, core, LinkKind::Network, full_leaf_Bps / fabric.oversubscription,
+                     fabric.switch_latency_s);
+        }
+        break;
+      }
+      case FabricTopology::RailOptimized: {
+        std::size_t rails = 0;
+        for (const auto& node : nodes_)
+          rails = std::max(rails, node.nics.size());
+        std::vector<Vertex> rail_switches;
+        std::vector<double> rail_Bps(rails, 0.0);
+        for (std::size_t r = 0; r < rails; ++r)
+          rail_switches.push_back(add_vertex("rail" + std::to_string(r), VertexKind::RailSwitch));
+        for (const auto& node : nodes_)
+          for (std::size_t r = 0; r < node.nics.size(); ++r) {
+            add_edge(node.nics[r], rail_switches[r], LinkKind::Network, node.type->nic_bw_Bps,
+                     node.type->nic_latency_s + 0.5 * fabric.switch_latency_s);
+            rail_Bps[r] += node.type->nic_bw_Bps;
+          }
+        if (rails > 1) {
+          const Vertex spine = add_vertex("spine", VertexKind::CoreSwitch);
+          for (std::size_t r = 0; r < rails; ++r)
+            add_edge(rail_switches[r], spine, LinkKind::Network, fabric.spine_bw_Bps.value_or(rail_Bps[r]),
+                     fabric.switch_latency_s);
+        }
+        break;
+      }
+    }
+  }
+
+  const model::Platform& platform_;
+  TopologyGraph& out_;
+  std::vector<NodeNics> nodes_;
+  int rank_ = 0;
+};
+
+} // namespace
+
+std::vector<RouteHop> TopologyGraph::route(int src_rank, int dst_rank) const
+{
+  const Vertex src = gpu_vertices.at(static_cast<std::size_t>(src_rank));
+  const Vertex dst = gpu_vertices.at(static_cast<std::size_t>(dst_rank));
+  if (src == dst)
+    return {};
+  const std::size_t n = boost::num_vertices(graph);
+  constexpr Vertex kNone = static_cast<Vertex>(-1);
+  std::vector<Vertex> parent(n, kNone);
+  std::vector<Edge> parent_edge(n);
+  std::deque<Vertex> queue{src};
+  parent[src] = src;
+  while (!queue.empty() && parent[dst] == kNone) {
+    const Vertex u = queue.front();
+    queue.pop_front();
+    // GPUs are endpoints only: traffic is never forwarded through another GPU.
+    if (u != src && graph[u].kind == VertexKind::Gpu)
+      continue;
+    for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
+      const Vertex v = boost::target(*it, graph);
+      if (parent[v] != kNone)
+        continue;
+      parent[v] = u;
+      parent_edge[v] = *it;
+      queue.push_back(v);
+    }
+  }
+  if (parent[dst] == kNone)
+    throw std::runtime_error("no route from " + graph[src].name + " to " + graph[dst].name);
+  std::vector<RouteHop> hops;
+  for (Vertex v = dst; v != src; v = parent[v]) {
+    const Edge e = parent_edge[v];
+    hops.push_back({graph[e].id, graph[e].end_a == parent[v]});
+  }
+  std::reverse(hops.begin(), hops.end());
+  return hops;
+}
+
+TopologyGraph build_topology(const model::Platform& platform, int gpus)
+{
+  TopologyGraph topology;
+  TopologyBuilder(platform, topology).build(gpus);
+  return topology;
+}
+
+} // namespace gpuscale::engine

@@ -1,0 +1,69 @@
+#pragma once
+/// The cluster as a graph: GPUs, intra-node switches, NICs and network switches are vertices; every
+/// physical link is an undirected edge carrying its per-direction bandwidth and latency. The SimGrid
+/// platform and the XML export are both built from this one graph.
+///
+///   node k:  GPU0 ─┐            ┌─ NIC0 ── leaf/rail switch ── core/spine
+///            GPU1 ─┼─ NVSwitch   ├─ NIC1 ── ...
+///            ...   ┘  (or mesh,  (GPU i ── PCIe ── NIC i mod nics)
+///                     or PCIe switch)
+
+#include "sim/model/Platform.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpuscale::engine {
+
+enum class VertexKind { Gpu, NvSwitch, PcieSwitch, Nic, LeafSwitch, CoreSwitch, RailSwitch, SingleSwitch };
+
+struct TopologyVertex {
+  std::string name;
+  VertexKind kind = VertexKind::Gpu;
+  int gpu_rank = -1;  ///< global GPU index (node-group order), GPUs only
+  int node_index = -1;
+};
+
+enum class LinkKind { IntraNode, Pcie, Network };
+
+struct TopologyEdge {
+  std::string name;
+  LinkKind kind = LinkKind::Network;
+  double bandwidth_Bps = 0; ///< per direction
+  double latency_s = 0;
+  std::size_t id = 0;  ///< dense edge index, 0..num_edges-1
+  std::size_t end_a = 0; ///< the endpoints in the order the edge was created: "forward" is a -> b
+  std::size_t end_b = 0;
+};
+
+using TopologyGraphType =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, TopologyVertex, TopologyEdge>;
+using Vertex = TopologyGraphType::vertex_descriptor;
+using Edge = TopologyGraphType::edge_descriptor;
+
+/// One hop of a route: the edge and the direction it is crossed in.
+struct RouteHop {
+  std::size_t edge_id = 0;
+  bool forward = true; ///< true when crossed from end_a to end_b
+};
+
+struct TopologyGraph {
+  TopologyGraphType graph;
+  std::vector<Vertex> gpu_vertices; ///< indexed by global GPU rank
+  std::vector<int> gpu_node;        ///< node index of each GPU rank
+  std::vector<std::string> gpu_type; ///< accelerator name of each GPU rank
+  std::vector<Edge> edges_by_id;     ///< edge descriptor of each edge id
+
+  /// Shortest route (fewest links) from GPU `src_rank` to GPU `dst_rank` that never transits
+  /// through another GPU. Ties go to the lowest-numbered vertex, so routes are deterministic.
+  std::vector<RouteHop> route(int src_rank, int dst_rank) const;
+};
+
+/// Builds the graph of the first `gpus` GPUs' nodes (all nodes if `gpus` <= 0). Nodes beyond those
+/// needed are left out, so a 2-GPU run on a 1000-node cluster stays small; the network switches the
+/// used nodes need are all present, so contention inside them is simulated.
+TopologyGraph build_topology(const model::Platform& platform, int gpus);
+
+} // namespace gpuscale::engine

@@ -1,0 +1,88 @@
+#pragma once
+/// A GPU cluster as gpuscale models it: accelerator types, node types built from them, and a
+/// cluster of node groups joined by an inter-node fabric. Plain immutable data, SI units.
+
+#include "sim/model/Precision.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuscale::model {
+
+/// One accelerator model from the catalog (datasheet figures, dense peaks).
+struct GpuType {
+  std::string name;
+  std::string display_name;
+  std::string vendor;
+  std::string generation;
+  std::vector<std::string> aliases;
+  std::map<Precision, double> peak_flop_per_s; ///< dense peak per precision; absent = unsupported
+  double memory_bytes = 0;
+  double memory_bw_Bps = 0;
+  double intra_node_bw_Bps = 0; ///< per direction, all scale-up links together
+  double tdp_w = 0;
+  std::optional<double> price_usd_per_hour;
+
+  /// Peak for `precision`; falls back to the closest format the device has (fp8 -> bf16 -> fp32),
+  /// as frameworks do when a format is missing. nullopt only if the device has none of them.
+  std::optional<double> peak_for(Precision precision) const;
+};
+
+enum class IntraNodeFabric { NvSwitch, NvlinkMesh, Pcie };
+std::string to_string(IntraNodeFabric fabric);
+
+/// A server model: how many accelerators, how they are wired inside, and its NICs and host CPU.
+struct NodeType {
+  std::string name;
+  std::string gpu_type;
+  int gpus_per_node = 0;
+  IntraNodeFabric fabric = IntraNodeFabric::NvSwitch;
+  double intra_bw_Bps = 0;    ///< per GPU, per direction
+  double intra_latency_s = 0; ///< one hop GPU -> fabric
+  double pcie_bw_Bps = 0;     ///< GPU <-> NIC, per direction
+  double pcie_latency_s = 0;
+  int nic_count = 0;
+  double nic_bw_Bps = 0; ///< per NIC, per direction
+  double nic_latency_s = 0;
+  std::string host_cpu;
+  int sockets = 0;
+  int cores_per_socket = 0;
+
+  int host_cores() const { return sockets * cores_per_socket; }
+};
+
+enum class FabricTopology { SingleSwitch, FatTree, RailOptimized };
+std::string to_string(FabricTopology topology);
+
+/// Network joining the nodes.
+struct InterNodeFabric {
+  FabricTopology topology = FabricTopology::SingleSwitch;
+  double switch_latency_s = 0;
+  int nodes_per_leaf = 0;        ///< fat_tree only
+  double oversubscription = 1.0; ///< fat_tree only: leaf downlink / uplink capacity
+  std::optional<double> spine_bw_Bps; ///< rail_optimized only: per rail-switch uplink
+};
+
+struct NodeGroup {
+  std::string node_type;
+  int count = 0;
+};
+
+/// A whole platform file, with the catalog entries it imported.
+struct Platform {
+  std::string name;
+  std::string description;
+  std::map<std::string, GpuType> gpu_types;
+  std::map<std::string, NodeType> node_types;
+  std::vector<NodeGroup> node_groups;
+  InterNodeFabric fabric;
+
+  int node_count() const;
+  int gpu_count() const;
+  const NodeType& node_type_of_group(std::size_t group) const;
+  const GpuType& gpu_type_of(const NodeType& node_type) const;
+};
+
+} // namespace gpuscale::model

@@ -1,0 +1,62 @@
+#pragma once
+/// One what-if run: a platform, a workload, and how the training job is laid out on it.
+
+#include "sim/model/Platform.hpp"
+#include "sim/model/Precision.hpp"
+#include "sim/model/WorkloadTrace.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpuscale::model {
+
+enum class CollectiveAlgorithm { Ring, RingFlow, Auto };
+std::string to_string(CollectiveAlgorithm algorithm);
+std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view name);
+std::string known_collective_algorithms();
+
+/// SimGrid network-model settings. Recorded in every result: they change the simulated times.
+struct SimgridNetworkConfig {
+  std::string network_model = "CM02";
+  bool crosstraffic = false;
+  /// TCP window in bytes; SimGrid caps every flow at tcp_gamma / (2 * route latency).
+  double tcp_gamma_bytes = 4.0 * 1024 * 1024 * 1024;
+};
+
+/// Fractions of datasheet peak actually reached. Calibration fits these against MLPerf results.
+struct Efficiency {
+  double compute = 0.5; ///< of peak FLOP/s at the training precision
+  double network = 1.0; ///< of every link's bandwidth
+  double memory = 0.8;  ///< of HBM bandwidth, for memory-bound work (optimizer step)
+};
+
+struct Scenario {
+  std::string name;
+  std::string platform_path;
+  std::string workload_path;
+  int gpus = 0;
+  int global_batch_size = 0;
+  int micro_batch_size = 0;
+  std::optional<Precision> precision; ///< nullopt: the workload's
+  int zero_stage = 0;
+  CollectiveAlgorithm collective = CollectiveAlgorithm::Auto;
+  double bucket_bytes = 25e6; ///< PyTorch DDP's default bucket_cap_mb = 25 (MB)
+  bool activation_checkpointing = false;
+  Efficiency efficiency;
+  SimgridNetworkConfig simgrid;
+
+  /// Micro-batches each GPU runs per optimizer step.
+  int gradient_accumulation_steps() const { return global_batch_size / (micro_batch_size * gpus); }
+};
+
+/// Everything one simulation needs, resolved: the scenario and the objects its paths named.
+struct ResolvedScenario {
+  Scenario scenario;
+  Platform platform;
+  WorkloadTrace workload;
+
+  Precision precision() const { return scenario.precision.value_or(workload.precision); }
+};
+
+} // namespace gpuscale::model

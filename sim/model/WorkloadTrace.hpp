@@ -1,0 +1,56 @@
+#pragma once
+/// A training workload as a sequence of layers (one forward pass in order; backward runs them in reverse).
+
+#include "sim/model/Precision.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuscale::model {
+
+enum class LayerKind {
+  Embedding, Conv, Linear, Attention, Norm, Activation, Pool, Elementwise, Loss, LoraLinear, Other
+};
+std::string to_string(LayerKind kind);
+std::optional<LayerKind> parse_layer_kind(std::string_view name);
+std::string known_layer_kinds();
+
+enum class Optimizer { Adam, Lamb, SgdMomentum };
+std::string to_string(Optimizer optimizer);
+std::optional<Optimizer> parse_optimizer(std::string_view name);
+std::string known_optimizers();
+
+/// One layer of the trace. FLOPs follow the convention 1 multiply-add = 2 FLOP.
+struct Layer {
+  std::string name;
+  LayerKind kind = LayerKind::Other;
+  double trainable_params = 0;
+  double frozen_params = 0;
+  double forward_flop_per_sample = 0;
+  double backward_flop_per_sample = 0;
+  double activation_bytes_per_sample = 0;
+  bool recomputed = false; ///< dropped and recomputed in backward under activation checkpointing
+};
+
+struct WorkloadTrace {
+  std::string name;
+  std::string benchmark;
+  std::string description;
+  Precision precision = Precision::Bf16;
+  std::string sample;
+  Optimizer optimizer = Optimizer::Adam;
+  std::vector<Layer> layers;
+
+  double trainable_params() const;
+  double frozen_params() const;
+  double forward_flop_per_sample() const;
+  double backward_flop_per_sample() const;
+  /// Activation bytes kept per sample; with checkpointing only the layers that are not recomputed.
+  double activation_bytes_per_sample(bool checkpointing) const;
+  /// Forward FLOPs redone in backward per sample under activation checkpointing.
+  double recompute_flop_per_sample() const;
+};
+
+} // namespace gpuscale::model

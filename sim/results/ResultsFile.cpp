@@ -1,0 +1,455 @@
+#include "sim/results/ResultsFile.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace gpuscale::results {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------
+// The column table: one entry per RunRecord field, in column order. Adding a column is one line
+// here (and a schema_version bump if old files must be told apart).
+
+enum class Kind { Int64, Double, String, OutcomeText };
+
+struct Column {
+  const char* name;
+  Kind kind;
+  std::size_t string_bytes = 0; // fixed-length strings: PyTables tables cannot hold variable-length ones
+  std::string RunRecord::*text = nullptr;
+  std::int64_t RunRecord::*integer = nullptr;
+  double RunRecord::*real = nullptr;
+};
+
+Column text_column(const char* name, std::string RunRecord::*field, std::size_t bytes)
+{
+  return {name, Kind::String, bytes, field, nullptr, nullptr};
+}
+Column int_column(const char* name, std::int64_t RunRecord::*field)
+{
+  return {name, Kind::Int64, 0, nullptr, field, nullptr};
+}
+Column real_column(const char* name, double RunRecord::*field)
+{
+  return {name, Kind::Double, 0, nullptr, nullptr, field};
+}
+
+const std::vector<Column>& columns()
+{
+  static const std::vector<Column> table{
+      int_column("run_id", &RunRecord::run_id),
+      text_column("scenario", &RunRecord::scenario, 96),
+      text_column("platform", &RunRecord::platform, 96),
+      text_column("workload", &RunRecord::workload, 64),
+      text_column("gpu_models", &RunRecord::gpu_models, 128),
+      text_column("precision", &RunRecord::precision, 8),
+      text_column("collective", &RunRecord::collective, 24),
+      text_column("collective_used", &RunRecord::collective_used, 24),
+      {"outcome", Kind::OutcomeText, 16},
+      text_column("infeasible_reason", &RunRecord::infeasible_reason, 512),
+      text_column("simgrid_config", &RunRecord::simgrid_config, 256),
+      int_column("gpus", &RunRecord::gpus),
+      int_column("nodes", &RunRecord::nodes),
+      int_column("global_batch_size", &RunRecord::global_batch_size),
+      int_column("micro_batch_size", &RunRecord::micro_batch_size),
+      int_column("grad_accum_steps", &RunRecord::grad_accum_steps),
+      int_column("zero_stage", &RunRecord::zero_stage),
+      int_column("activation_checkpointing", &RunRecord::activation_checkpointing),
+      real_column("compute_efficiency", &RunRecord::compute_efficiency),
+      real_column("network_efficiency", &RunRecord::network_efficiency),
+      real_column("tcp_gamma_bytes", &RunRecord::tcp_gamma_bytes),
+      real_column("iter_time_s", &RunRecord::iter_time_s),
+      real_column("samples_per_s", &RunRecord::samples_per_s),
+      real_column("compute_time_s", &RunRecord::compute_time_s),
+      real_column("comm_time_s", &RunRecord::comm_time_s),
+      real_column("exposed_comm_s", &RunRecord::exposed_comm_s),
+      real_column("bytes_sent_per_gpu", &RunRecord::bytes_sent_per_gpu),
+      real_column("mem_per_gpu_bytes", &RunRecord::mem_per_gpu_bytes),
+      real_column("mem_capacity_bytes", &RunRecord::mem_capacity_bytes),
+      real_column("mem_params_bytes", &RunRecord::mem_params_bytes),
+      real_column("mem_frozen_bytes", &RunRecord::mem_frozen_bytes),
+      real_column("mem_grads_bytes", &RunRecord::mem_grads_bytes),
+      real_column("mem_optimizer_bytes", &RunRecord::mem_optimizer_bytes),
+      real_column("mem_activations_bytes", &RunRecord::mem_activations_bytes),
+      real_column("mem_buffers_bytes", &RunRecord::mem_buffers_bytes),
+  };
+  return table;
+}
+
+std::size_t column_bytes(const Column& c)
+{
+  return c.kind == Kind::Int64 || c.kind == Kind::Double ? 8 : c.string_bytes;
+}
+
+struct RowLayout {
+  std::vector<std::size_t> offsets;
+  std::size_t row_bytes = 0;
+};
+
+const RowLayout& layout()
+{
+  static const RowLayout computed = [] {
+    RowLayout l;
+    for (const auto& c : columns()) {
+      l.offsets.push_back(l.row_bytes);
+      l.row_bytes += column_bytes(c);
+    }
+    return l;
+  }();
+  return computed;
+}
+
+void encode(const RunRecord& record, char* row)
+{
+  const auto& cols = columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    char* at = row + layout().offsets[i];
+    const Column& c = cols[i];
+    switch (c.kind) {
+      case Kind::Int64: std::memcpy(at, &(record.*c.integer), 8); break;
+      case Kind::Double: std::memcpy(at, &(record.*c.real), 8); break;
+      case Kind::String:
+      case Kind::OutcomeText: {
+        const std::string value = c.kind == Kind::String ? record.*c.text : to_string(record.outcome);
+        std::memset(at, 0, c.string_bytes);
+        // Truncate to the column width, keeping one byte for the terminator.
+        std::memcpy(at, value.data(), std::min(value.size(), c.string_bytes - 1));
+        break;
+      }
+    }
+  }
+}
+
+RunRecord decode(const char* row)
+{
+  RunRecord record;
+  const auto& cols = columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const char* at = row + layout().offsets[i];
+    const Column& c = cols[i];
+    switch (c.kind) {
+      case Kind::Int64: std::memcpy(&(record.*c.integer), at, 8); break;
+      case Kind::Double: std::memcpy(&(record.*c.real), at, 8); break;
+      case Kind::String:
+      case Kind::OutcomeText: {
+        const std::string value(at, strnlen(at, c.string_bytes));
+        if (c.kind == Kind::String)
+          record.*c.text = value;
+        else
+          record.outcome = value == "infeasible" ? Outcome::Infeasible : Outcome::Ok;
+        break;
+      }
+    }
+  }
+  return record;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thin RAII over HDF5 identifiers.
+
+class Handle {
+public:
+  Handle() = default;
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
+  Handle& operator=(Handle&& other) noexcept
+  {
+    if (this != &other) {
+      if (id_ >= 0 && close_ != nullptr)
+        close_(id_);
+      id_ = other.id_;
+      close_ = other.close_;
+      other.id_ = -1;
+    }
+    return *this;
+  }
+  ~Handle()
+  {
+    if (id_ >= 0 && close_ != nullptr)
+      close_(id_);
+  }
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+
+private:
+  hid_t id_ = -1;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+hid_t check(hid_t id, const std::string& what)
+{
+  if (id < 0)
+    throw ResultsFileError(what);
+  return id;
+}
+
+void check_status(herr_t status, const std::string& what)
+{
+  if (status < 0)
+    throw ResultsFileError(what);
+}
+
+/// HDF5 prints its error stack to stderr by default; we report our own messages instead.
+void silence_hdf5()
+{
+  static const bool done = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)done;
+}
+
+Handle make_row_type()
+{
+  Handle type(check(H5Tcreate(H5T_COMPOUND, layout().row_bytes), "cannot create row type"), H5Tclose);
+  const auto& cols = columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const Column& c = cols[i];
+    if (c.kind == Kind::Int64) {
+      check_status(H5Tinsert(type.get(), c.name, layout().offsets[i], H5T_NATIVE_INT64), "row type");
+    } else if (c.kind == Kind::Double) {
+      check_status(H5Tinsert(type.get(), c.name, layout().offsets[i], H5T_NATIVE_DOUBLE), "row type");
+    } else {
+      Handle text(H5Tcopy(H5T_C_S1), H5Tclose);
+      H5Tset_size(text.get(), c.string_bytes);
+      H5Tset_strpad(text.get(), H5T_STR_NULLPAD);
+      check_status(H5Tinsert(type.get(), c.name, layout().offsets[i], text.get()), "row type");
+    }
+  }
+  return type;
+}
+
+void write_string_attribute(hid_t object, const char* name, const std::string& value)
+{
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<std::size_t>(1, value.size()));
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  if (H5Aexists(object, name) > 0)
+    H5Adelete(object, name);
+  Handle attribute(check(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                         std::string("cannot create attribute ") + name),
+                   H5Aclose);
+  check_status(H5Awrite(attribute.get(), type.get(), value.empty() ? " " : value.data()),
+               std::string("cannot write attribute ") + name);
+}
+
+void write_int_attribute(hid_t object, const char* name, long long value)
+{
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  if (H5Aexists(object, name) > 0)
+    H5Adelete(object, name);
+  Handle attribute(check(H5Acreate2(object, name, H5T_NATIVE_LLONG, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                         std::string("cannot create attribute ") + name),
+                   H5Aclose);
+  check_status(H5Awrite(attribute.get(), H5T_NATIVE_LLONG, &value), std::string("cannot write attribute ") + name);
+}
+
+long long read_int_attribute(hid_t object, const char* name, const std::string& path)
+{
+  if (H5Aexists(object, name) <= 0)
+    throw ResultsFileError(path + ": not a gpuscale results file (/runs has no '" + name + "' attribute)");
+  Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  long long value = 0;
+  check_status(H5Aread(attribute.get(), H5T_NATIVE_LLONG, &value), path + ": cannot read attribute " + name);
+  return value;
+}
+
+/// Attributes PyTables looks for to recognise a table, so pandas.read_hdf can open /runs.
+void write_pytables_attributes(hid_t dataset)
+{
+  write_string_attribute(dataset, "CLASS", "TABLE");
+  write_string_attribute(dataset, "VERSION", "2.7");
+  write_string_attribute(dataset, "TITLE", "gpuscale runs");
+  const auto& cols = columns();
+  for (std::size_t i = 0; i < cols.size(); ++i)
+    write_string_attribute(dataset, ("FIELD_" + std::to_string(i) + "_NAME").c_str(), cols[i].name);
+}
+
+Handle open_file(const std::string& path, unsigned flags)
+{
+  silence_hdf5();
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw ResultsFileError(path + ": not an HDF5 file (corrupt, truncated, or another format)");
+  Handle file(H5Fopen(path.c_str(), flags, H5P_DEFAULT), H5Fclose);
+  if (!file.valid())
+    throw ResultsFileError(path + ": cannot open HDF5 file (corrupt or truncated)");
+  return file;
+}
+
+/// Opens /runs and checks it is ours and of a schema we understand.
+Handle open_runs(hid_t file, const std::string& path)
+{
+  if (H5Lexists(file, "runs", H5P_DEFAULT) <= 0)
+    throw ResultsFileError(path + ": not a gpuscale results file (no /runs table)");
+  Handle dataset(H5Dopen2(file, "runs", H5P_DEFAULT), H5Dclose);
+  if (!dataset.valid())
+    throw ResultsFileError(path + ": /runs cannot be opened (corrupt file)");
+  const long long version = read_int_attribute(dataset.get(), "schema_version", path);
+  if (version != kSchemaVersion)
+    throw ResultsFileError(path + ": results schema version " + std::to_string(version) + ", this gpuscale reads " +
+                           std::to_string(kSchemaVersion));
+  Handle stored(H5Dget_type(dataset.get()), H5Tclose);
+  if (H5Tget_size(stored.get()) != layout().row_bytes ||
+      H5Tget_nmembers(stored.get()) != static_cast<int>(columns().size()))
+    throw ResultsFileError(path + ": /runs has unexpected columns for schema version " + std::to_string(version));
+  return dataset;
+}
+
+hsize_t row_count(hid_t dataset)
+{
+  Handle space(H5Dget_space(dataset), H5Sclose);
+  hsize_t rows = 0;
+  H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
+  return rows;
+}
+
+Handle create_runs(hid_t file, const std::string& version)
+{
+  const hsize_t initial = 0;
+  const hsize_t unlimited = H5S_UNLIMITED;
+  Handle space(H5Screate_simple(1, &initial, &unlimited), H5Sclose);
+  Handle properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  const hsize_t chunk = 64;
+  H5Pset_chunk(properties.get(), 1, &chunk);
+  Handle row_type = make_row_type();
+  Handle dataset(check(H5Dcreate2(file, "runs", row_type.get(), space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+                       "cannot create /runs"),
+                 H5Dclose);
+  write_int_attribute(dataset.get(), "schema_version", kSchemaVersion);
+  write_string_attribute(dataset.get(), "gpuscale_version", version);
+  write_pytables_attributes(dataset.get());
+  Handle group(check(H5Gcreate2(file, "scenarios", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "cannot create /scenarios"),
+               H5Gclose);
+  return dataset;
+}
+
+void write_scenario_text(hid_t file, std::int64_t run_id, const RunToWrite& run)
+{
+  Handle group(H5Gopen2(file, "scenarios", H5P_DEFAULT), H5Gclose);
+  if (!group.valid())
+    throw ResultsFileError("results file has no /scenarios group");
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  const std::string name = "run_" + std::to_string(run_id);
+  Handle dataset(check(H5Dcreate2(group.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                       "cannot create /scenarios/" + name),
+                 H5Dclose);
+  const char* text = run.scenario_text.c_str();
+  check_status(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &text), "cannot write scenario text");
+  write_string_attribute(dataset.get(), "simgrid_config", run.record.simgrid_config);
+}
+
+void fsync_path(const fs::path& path)
+{
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f != nullptr) {
+    ::fsync(fileno(f));
+    std::fclose(f);
+  }
+}
+
+} // namespace
+
+std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
+                                      const std::string& gpuscale_version)
+{
+  silence_hdf5();
+  const fs::path target(path);
+  const fs::path temporary = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const bool existed = fs::exists(target);
+  if (existed) { // validate before copying: a foreign or corrupt file is reported, never replaced
+    Handle file = open_file(path, H5F_ACC_RDONLY);
+    open_runs(file.get(), path);
+  }
+  std::vector<std::int64_t> ids;
+  try {
+    Handle file;
+    Handle dataset;
+    if (existed) {
+      fs::copy_file(target, temporary, fs::copy_options::overwrite_existing);
+      file = open_file(temporary.string(), H5F_ACC_RDWR);
+      dataset = open_runs(file.get(), path);
+    } else {
+      file = Handle(check(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                          "cannot create " + temporary.string()),
+                    H5Fclose);
+      dataset = create_runs(file.get(), gpuscale_version);
+    }
+    const hsize_t old_rows = row_count(dataset.get());
+    const hsize_t new_rows = old_rows + runs.size();
+    check_status(H5Dset_extent(dataset.get(), &new_rows), "cannot extend /runs");
+    std::vector<char> buffer(layout().row_bytes * runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      runs[i].record.run_id = static_cast<std::int64_t>(old_rows + i + 1);
+      ids.push_back(runs[i].record.run_id);
+      encode(runs[i].record, buffer.data() + i * layout().row_bytes);
+      write_scenario_text(file.get(), runs[i].record.run_id, runs[i]);
+    }
+    if (!runs.empty()) {
+      Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
+      const hsize_t start = old_rows;
+      const hsize_t count = runs.size();
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr);
+      Handle memory_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+      Handle row_type = make_row_type();
+      check_status(H5Dwrite(dataset.get(), row_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()),
+                   "cannot write rows");
+    }
+    write_string_attribute(dataset.get(), "gpuscale_version", gpuscale_version);
+    check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush results file");
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw;
+  }
+  fsync_path(temporary);
+  fs::rename(temporary, target);
+  return ids;
+}
+
+std::vector<RunRecord> read_runs(const std::string& path)
+{
+  Handle file = open_file(path, H5F_ACC_RDONLY);
+  Handle dataset = open_runs(file.get(), path);
+  const hsize_t rows = row_count(dataset.get());
+  std::vector<char> buffer(layout().row_bytes * rows);
+  if (rows > 0) {
+    Handle row_type = make_row_type();
+    check_status(H5Dread(dataset.get(), row_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()),
+                 path + ": cannot read /runs (corrupt file)");
+  }
+  std::vector<RunRecord> records;
+  records.reserve(rows);
+  for (hsize_t i = 0; i < rows; ++i)
+    records.push_back(decode(buffer.data() + i * layout().row_bytes));
+  return records;
+}
+
+std::string read_scenario_text(const std::string& path, std::int64_t run_id)
+{
+  Handle file = open_file(path, H5F_ACC_RDONLY);
+  const std::string name = "/scenarios/run_" + std::to_string(run_id);
+  if (H5Lexists(file.get(), "scenarios", H5P_DEFAULT) <= 0 || H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) <= 0)
+    throw ResultsFileError(path + ": no scenario text for run " + std::to_string(run_id));
+  Handle dataset(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  char* text = nullptr;
+  check_status(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &text), path + ": cannot read " + name);
+  std::string value = text != nullptr ? text : "";
+  Handle space(H5Dget_space(dataset.get()), H5Sclose);
+  H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, &text);
+  return value;
+}
+
+} // namespace gpuscale::results

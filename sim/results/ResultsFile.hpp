@@ -1,0 +1,43 @@
+#pragma once
+/// gpuscale results files (HDF5). Layout:
+///   /runs                 compound table, one row per run (RunRecord), PyTables-compatible so
+///                         pandas.read_hdf(path, "runs") and h5py both read it;
+///                         attributes: schema_version, gpuscale_version
+///   /scenarios/run_<id>   the scenario text of each run (string dataset), attribute simgrid_config
+/// Writes are crash-safe: the new content goes to a temporary file in the same directory that
+/// replaces the old file by rename() only once complete, so a reader (or a crash) sees either the old
+/// file or the new one, never a half-written row.
+
+#include "sim/results/RunRecord.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpuscale::results {
+
+inline constexpr int kSchemaVersion = 1;
+
+/// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).
+class ResultsFileError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunToWrite {
+  RunRecord record;
+  std::string scenario_text;
+};
+
+/// Appends runs to `path`, creating it if missing; assigns run_id. Returns the ids given.
+/// If `path` exists but is not a valid results file, throws and leaves it untouched.
+std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
+                                      const std::string& gpuscale_version);
+
+/// All rows, in file order.
+std::vector<RunRecord> read_runs(const std::string& path);
+
+/// The scenario text stored with run `run_id`.
+std::string read_scenario_text(const std::string& path, std::int64_t run_id);
+
+} // namespace gpuscale::results

@@ -1,0 +1,57 @@
+#pragma once
+/// One row of a results file: a run's configuration and outcome. Field names carry their units,
+/// since they become HDF5 columns where types vanish.
+
+#include <cstdint>
+#include <string>
+
+namespace gpuscale::results {
+
+enum class Outcome { Ok, Infeasible };
+std::string to_string(Outcome outcome);
+
+struct RunRecord {
+  std::int64_t run_id = 0; ///< 1-based position in the file; assigned by the writer
+  std::string scenario;
+  std::string platform;
+  std::string workload;
+  std::string gpu_models;   ///< accelerator names used, comma-separated
+  std::string precision;
+  std::string collective;      ///< as requested
+  std::string collective_used; ///< after resolving auto
+  Outcome outcome = Outcome::Ok;
+  std::string infeasible_reason;
+  std::string simgrid_config;
+
+  std::int64_t gpus = 0;
+  std::int64_t nodes = 0;
+  std::int64_t global_batch_size = 0;
+  std::int64_t micro_batch_size = 0;
+  std::int64_t grad_accum_steps = 0;
+  std::int64_t zero_stage = 0;
+  std::int64_t activation_checkpointing = 0;
+
+  double compute_efficiency = 0;
+  double network_efficiency = 0;
+  double tcp_gamma_bytes = 0;
+
+  double iter_time_s = 0;
+  double samples_per_s = 0;
+  double compute_time_s = 0;
+  double comm_time_s = 0;
+  double exposed_comm_s = 0;
+  double bytes_sent_per_gpu = 0;
+
+  double mem_per_gpu_bytes = 0;
+  double mem_capacity_bytes = 0;
+  double mem_params_bytes = 0;
+  double mem_frozen_bytes = 0;
+  double mem_grads_bytes = 0;
+  double mem_optimizer_bytes = 0;
+  double mem_activations_bytes = 0;
+  double mem_buffers_bytes = 0;
+
+  bool operator==(const RunRecord&) const = default;
+};
+
+} // namespace gpuscale::results
