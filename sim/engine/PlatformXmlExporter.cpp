@@ -15,7 +15,7 @@ std::string number(double value)
 
 std::string link_name(const TopologyGraph& topology, const RouteHop& hop)
 {
-  return topology.graph[topology.edges_by_id[hop.edge_id]].name + (hop.forward ? ">" : "<");
+  return topology.graph[topology.edges_by_id[hop.edge_id]].name + (hop.forward ? "/ab" : "/ba");
 }
 
 } // namespace
@@ -33,7 +33,7 @@ void write_simgrid_xml(const TopologyGraph& topology, const std::vector<double>&
         << number(gpu_speed_flop_per_s.at(rank)) << "f\"/>\n";
   for (const Edge& edge : topology.edges_by_id) {
     const TopologyEdge& e = topology.graph[edge];
-    for (const char* direction : {">", "<"})
+    for (const char* direction : {"/ab", "/ba"})
       out << "    <link id=\"" << e.name << direction << "\" bandwidth=\"" << number(e.bandwidth_Bps)
           << "Bps\" latency=\"" << number(e.latency_s) << "s\"/>\n";
   }

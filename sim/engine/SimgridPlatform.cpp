@@ -25,7 +25,7 @@ public:
     sg4::Link*& slot = links_[2 * hop.edge_id + (hop.forward ? 0 : 1)];
     if (slot == nullptr) {
       const TopologyEdge& edge = topology_.graph[topology_.edges_by_id[hop.edge_id]];
-      slot = zone_->create_link(edge.name + (hop.forward ? ">" : "<"), edge.bandwidth_Bps * efficiency_)
+      slot = zone_->create_link(edge.name + (hop.forward ? "/ab" : "/ba"), edge.bandwidth_Bps * efficiency_)
                  ->set_latency(edge.latency_s)
                  ->seal();
     }

@@ -83,7 +83,11 @@ class PublishedTotals(unittest.TestCase):
     def test_sd2_frozen_encoders_have_published_sizes(self):
         # OpenCLIP ViT-H-14 text tower: 354.0M; SD VAE (AutoencoderKL) encoder + quant_conv: 34.16M
         self.assertWithin(354.0e6, total("stable-diffusion", "frozen_params", prefixed("text-encoder.")))
-        self.assertWithin(34.16e6, total("stable-diffusion", "frozen_params", prefixed("vae-encoder.")))
+        # The VAE encoder is not in the MLPerf trace (latents are precomputed); its generator block
+        # is still checked, for traces of pipelines that encode online.
+        import stable_diffusion as sd  # noqa: E402
+        self.assertWithin(34.16e6, sum(layer.frozen_params for layer in sd.vae_encoder()))
+        self.assertFalse(any(layer.name.startswith("vae-encoder.") for layer in layers_of("stable-diffusion")))
 
     def test_retinanet_has_37_to_38m_parameters(self):
         # MLPerf RetinaNet (ResNeXt-50 32x4d FPN, 264 classes): about 37-38M parameters

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""The gpuscale command line as a user meets it: exit codes, located errors on stderr, nothing written
+on failure, the summary on success, platform export. Usage: cli_test.py BUILD_DIR SOURCE_DIR"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+build_dir, source_dir = sys.argv[1], sys.argv[2]
+gpuscale = os.path.join(build_dir, "gpuscale")
+passed = failed = 0
+
+
+def check(condition, what):
+    global passed, failed
+    if condition:
+        passed += 1
+    else:
+        failed += 1
+        print("FAILED:", what)
+
+
+def run(*args):
+    return subprocess.run([gpuscale, *args], capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    results = os.path.join(tmp, "results.h5")
+    ok = run("run", os.path.join(source_dir, "scenarios", "default.yaml"), "-o", results)
+    check(ok.returncode == 0, "default scenario runs: " + ok.stderr)
+    for line in ("iteration", "compute", "communication", "exposed comm.", "memory", "simgrid    network/model:CM02"):
+        check(line in ok.stdout, "summary shows " + line)
+    before = open(results, "rb").read()
+
+    bad = os.path.join(tmp, "bad.yaml")
+    with open(bad, "w") as f:
+        f.write("scenario:\n  name: bad\n  platform: %s\n  workload: %s\n  gpus: 8\n  global_batch_size: 100\n"
+                "  micro_batch_size: 8\n  zero_stage: 7\n  colective: ring\n"
+                % (os.path.join(source_dir, "platforms", "dgx-a100-1node.yaml"),
+                   os.path.join(source_dir, "workloads", "resnet50.yaml")))
+    failure = run("run", bad, "-o", results)
+    check(failure.returncode == 2, "bad scenario exits with 2, got %d" % failure.returncode)
+    check(bad + ":8:15: error: /scenario/zero_stage: expected an integer in [0, 3], got 7" in failure.stderr, failure.stderr)
+    check(bad + ":9:3: error: /scenario/colective: unknown key 'colective'" in failure.stderr, failure.stderr)
+    check("is not a multiple of micro_batch_size x gpus" in failure.stderr, failure.stderr)
+    check(open(results, "rb").read() == before, "a failed run leaves the results file byte-identical")
+
+    corrupt = os.path.join(tmp, "corrupt.h5")
+    with open(corrupt, "wb") as f:
+        f.write(b"\x89HDF\r\n\x1a\n but then garbage")
+    failure = run("run", os.path.join(source_dir, "scenarios", "default.yaml"), "-o", corrupt)
+    check(failure.returncode == 2 and "corrupt" in failure.stderr and corrupt in failure.stderr, failure.stderr)
+    check(open(corrupt, "rb").read() == b"\x89HDF\r\n\x1a\n but then garbage", "corrupt file untouched")
+
+    xml = os.path.join(tmp, "p.xml")
+    exported = run("platform", "export", os.path.join(source_dir, "platforms", "dgx-h100-4node-rail.yaml"), "-o", xml)
+    check(exported.returncode == 0, exported.stderr)
+    text = open(xml).read() if os.path.exists(xml) else ""
+    check(text.count("<host ") == 32, "32 GPU hosts exported")
+    check(text.count("<route ") == 32 * 31, "a route per ordered GPU pair")
+    check(run("frobnicate").returncode != 0, "unknown subcommand fails")
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,183 @@
+// The readers on the shipped data and on bad input: every problem located (file:line:column, path).
+
+#include "sim/config/ConfigError.hpp"
+#include "sim/config/PlatformReader.hpp"
+#include "sim/config/ScenarioReader.hpp"
+#include "sim/config/WorkloadReader.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace gpuscale;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Writes `text` to a fresh file in a per-test temporary directory and returns its path.
+std::string write_temp(const std::string& name, const std::string& text)
+{
+  const fs::path dir = fs::temp_directory_path() / ("gpuscale-config-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string errors_of(const std::function<void()>& read)
+{
+  try {
+    read();
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kCatalog = "imports: [" + std::string(GPUSCALE_SOURCE_DIR) + "/platforms/catalog/accelerators.yaml, " +
+                             GPUSCALE_SOURCE_DIR + "/platforms/catalog/node_types.yaml]\n";
+
+} // namespace
+
+TEST_CASE("config readers accept every shipped platform, workload and scenario", "[config]")
+{
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUSCALE_SOURCE_DIR) / "platforms"))
+    if (entry.path().extension() == ".yaml") {
+      INFO(entry.path());
+      const auto platform = config::read_platform(entry.path().string());
+      CHECK(platform.gpu_count() > 0);
+      ++files;
+    }
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUSCALE_SOURCE_DIR) / "workloads"))
+    if (entry.path().extension() == ".yaml") {
+      INFO(entry.path());
+      const auto workload = config::read_workload(entry.path().string());
+      CHECK(workload.forward_flop_per_sample() > 0);
+      ++files;
+    }
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUSCALE_SOURCE_DIR) / "scenarios"))
+    if (entry.path().extension() == ".yaml") {
+      INFO(entry.path());
+      CHECK_NOTHROW(config::read_scenario(entry.path().string()));
+      ++files;
+    }
+  CHECK(files >= 15);
+}
+
+TEST_CASE("config::read_platform converts the catalog's unit strings to SI", "[config]")
+{
+  const auto platform = config::read_platform(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/dgx-h100-1node.yaml");
+  const auto& node = platform.node_types.at("dgx-h100");
+  CHECK(node.nic_bw_Bps == 400e9 / 8);
+  const auto& gpu = platform.gpu_types.at(node.gpu_type);
+  CHECK(gpu.peak_for(model::Precision::Bf16).value() == Approx(989.4e12).epsilon(0.01));
+  CHECK(platform.gpu_count() == 8);
+}
+
+TEST_CASE("config::read_platform rejects unknown keys with their location", "[config]")
+{
+  const std::string path = write_temp("unknown-key.yaml", kCatalog + R"(cluster:
+  name: c
+  node_groups:
+    - node_type: dgx-h100
+      count: 1
+      colour: blue
+  fabric:
+    topology: single_switch
+    switch_latency: "1 us"
+)");
+  CHECK(errors_of([&] { config::read_platform(path); }) ==
+        path + ":7:7: error: /cluster/node_groups/0/colour: unknown key 'colour' (known keys: count, node_type)");
+}
+
+TEST_CASE("config::read_platform lists the known accelerators for an unknown one", "[config]")
+{
+  const std::string path = write_temp("unknown-gpu.yaml", kCatalog + R"(node_types:
+  - name: box
+    accelerator: h100x
+    accelerators_per_node: 8
+    intra_node: {fabric: nvswitch, bandwidth: "450 GB/s", latency: "1 us"}
+    pcie: {bandwidth: "64 GB/s", latency: "1 us"}
+    nics: {count: 8, bandwidth: "400 Gb/s", latency: "1 us"}
+    host: {cpu: x, sockets: 2, cores_per_socket: 8}
+cluster:
+  name: c
+  node_groups: [{node_type: box, count: 1}]
+  fabric: {topology: single_switch, switch_latency: "1 us"}
+)");
+  const std::string errors = errors_of([&] { config::read_platform(path); });
+  CHECK_THAT(errors, Catch::StartsWith(path + ":4:18: error: /node_types/0/accelerator: unknown accelerator 'h100x' (known: "));
+  CHECK_THAT(errors, Catch::Contains("h100-sxm5-80gb"));
+}
+
+TEST_CASE("config::read_platform reports every problem of a file at once", "[config]")
+{
+  const std::string path = write_temp("many.yaml", kCatalog + R"(cluster:
+  name: c
+  node_groups:
+    - node_type: dgx-h100
+      count: eight
+  fabric:
+    topology: torus
+    switch_latency: 5
+)");
+  const std::string errors = errors_of([&] { config::read_platform(path); });
+  CHECK_THAT(errors, Catch::Contains(path + ":6:14: error: /cluster/node_groups/0/count: expected an integer, got 'eight'"));
+  CHECK_THAT(errors, Catch::Contains(path + ":8:15: error: /cluster/fabric/topology: unknown fabric topology 'torus'"));
+  CHECK_THAT(errors, Catch::Contains(path + ":9:21: error: /cluster/fabric/switch_latency: expected a duration such as \"1 us\", got '5' (a number needs an explicit unit)"));
+}
+
+TEST_CASE("config::read_platform rejects negative bandwidth and malformed YAML with locations", "[config]")
+{
+  const std::string negative = write_temp("negative.yaml", R"(node_types:
+  - name: box
+    accelerator: g
+    accelerators_per_node: 8
+    intra_node: {fabric: nvswitch, bandwidth: "-450 GB/s", latency: "1 us"}
+)");
+  CHECK_THAT(errors_of([&] { config::read_platform(negative); }),
+             Catch::Contains(negative + ":5:47: error: /node_types/0/intra_node/bandwidth: expected a non-negative value, got '-450 GB/s'"));
+  const std::string broken = write_temp("broken.yaml", "cluster:\n  name: [unclosed\n");
+  CHECK_THAT(errors_of([&] { config::read_platform(broken); }), Catch::StartsWith(broken + ":3:1: error: YAML syntax error"));
+}
+
+TEST_CASE("config::read_workload rejects negative FLOPs, unknown kinds and duplicate names", "[config]")
+{
+  const std::string path = write_temp("bad-workload.yaml", R"(workload:
+  name: w
+  precision: bf16
+  sample: image
+  optimizer: adam
+  layers:
+    - {name: a, kind: conv, trainable_params: 1, frozen_params: 0, forward_flops_per_sample: "-1 FLOP", backward_flops_per_sample: "2 FLOP", activation_bytes_per_sample: "1 B", recomputed: false}
+    - {name: a, kind: convolution, trainable_params: 1, frozen_params: 0, forward_flops_per_sample: "1 FLOP", backward_flops_per_sample: "2 FLOP", activation_bytes_per_sample: "1 B", recomputed: false}
+)");
+  const std::string errors = errors_of([&] { config::read_workload(path); });
+  CHECK_THAT(errors, Catch::Contains(path + ":7:94: error: /workload/layers/0/forward_flops_per_sample: expected a non-negative value, got '-1 FLOP'"));
+  CHECK_THAT(errors, Catch::Contains(path + ":8:14: error: /workload/layers/1/name: duplicate layer name 'a'"));
+  CHECK_THAT(errors, Catch::Contains(path + ":8:23: error: /workload/layers/1/kind: unknown layer kind 'convolution'"));
+}
+
+TEST_CASE("config::read_scenario checks GPU count and batch divisibility against the platform", "[config]")
+{
+  const std::string root = GPUSCALE_SOURCE_DIR;
+  const std::string path = write_temp("bad-scenario.yaml", "scenario:\n  name: s\n  platform: " + root +
+                                                               "/platforms/dgx-a100-1node.yaml\n  workload: " + root +
+                                                               "/workloads/resnet50.yaml\n  gpus: 16\n"
+                                                               "  global_batch_size: 1000\n  micro_batch_size: 64\n");
+  const std::string errors = errors_of([&] { config::read_scenario(path); });
+  CHECK_THAT(errors, Catch::Contains(path + ":5:9: error: /scenario/gpus: the scenario asks for 16 GPUs but platform 'dgx-a100-1node' has 8"));
+  CHECK_THAT(errors, Catch::Contains(path + ":6:22: error: /scenario/global_batch_size: global batch size 1000 is not a multiple of micro_batch_size x gpus = 64 x 16"));
+}
+
+TEST_CASE("config::read_scenario names a missing referenced file at the key that references it", "[config]")
+{
+  const std::string path = write_temp("missing-ref.yaml", "scenario:\n  name: s\n  platform: nowhere.yaml\n"
+                                                          "  workload: nowhere-either.yaml\n  gpus: 1\n"
+                                                          "  global_batch_size: 1\n  micro_batch_size: 1\n");
+  const std::string errors = errors_of([&] { config::read_scenario(path); });
+  CHECK_THAT(errors, Catch::Contains(path + ":3:13: error: /scenario/platform: platform file '"));
+  CHECK_THAT(errors, Catch::Contains(path + ":4:13: error: /scenario/workload: workload file '"));
+}

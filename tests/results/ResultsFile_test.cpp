@@ -1,0 +1,113 @@
+#include "sim/results/ResultsFile.hpp"
+
+#include <catch2/catch.hpp>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace gpuscale;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name)
+{
+  const fs::path dir = fs::temp_directory_path() / ("gpuscale-results-test-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+results::RunRecord sample_record(double iter_time_s)
+{
+  results::RunRecord r;
+  r.scenario = "s";
+  r.platform = "p";
+  r.workload = "w";
+  r.gpu_models = "a100-sxm4-80gb";
+  r.precision = "bf16";
+  r.collective = "auto";
+  r.collective_used = "ring";
+  r.simgrid_config = "network/model:CM02";
+  r.gpus = 8;
+  r.iter_time_s = iter_time_s;
+  r.mem_per_gpu_bytes = 12.5e9;
+  return r;
+}
+
+std::string file_bytes(const fs::path& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+} // namespace
+
+TEST_CASE("results::append_runs then read_runs gives back every field, in order, with run ids", "[results]")
+{
+  const auto path = (fresh_dir("roundtrip") / "r.h5").string();
+  auto infeasible = sample_record(0);
+  infeasible.outcome = results::Outcome::Infeasible;
+  infeasible.infeasible_reason = "out of memory: needs 143 GiB";
+  CHECK(results::append_runs(path, {{sample_record(0.25), "scenario: a"}}, "test") == std::vector<std::int64_t>{1});
+  CHECK(results::append_runs(path, {{infeasible, "scenario: b"}, {sample_record(0.5), "scenario: c"}}, "test") ==
+        std::vector<std::int64_t>{2, 3});
+  const auto rows = results::read_runs(path);
+  REQUIRE(rows.size() == 3);
+  auto expected = sample_record(0.25);
+  expected.run_id = 1;
+  CHECK(rows[0] == expected);
+  CHECK(rows[1].outcome == results::Outcome::Infeasible);
+  CHECK(rows[1].infeasible_reason == "out of memory: needs 143 GiB");
+  CHECK(rows[2].iter_time_s == 0.5);
+  CHECK(results::read_scenario_text(path, 2) == "scenario: b");
+}
+
+TEST_CASE("results::append_runs refuses a corrupt or foreign file and leaves it untouched", "[results]")
+{
+  const auto dir = fresh_dir("corrupt");
+  const auto garbage = dir / "garbage.h5";
+  std::ofstream(garbage) << "this is not HDF5";
+  CHECK_THROWS_WITH(results::append_runs(garbage.string(), {{sample_record(1), ""}}, "test"),
+                    garbage.string() + ": not an HDF5 file (corrupt, truncated, or another format)");
+  CHECK(file_bytes(garbage) == "this is not HDF5");
+
+  // A valid results file cut in half, as a crash of a non-atomic writer would leave it.
+  const auto good = dir / "good.h5";
+  results::append_runs(good.string(), {{sample_record(1), ""}}, "test");
+  const std::string bytes = file_bytes(good);
+  const auto truncated = dir / "truncated.h5";
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  CHECK_THROWS_AS(results::read_runs(truncated.string()), results::ResultsFileError);
+  CHECK_THROWS_AS(results::append_runs(truncated.string(), {{sample_record(1), ""}}, "test"), results::ResultsFileError);
+  CHECK(file_bytes(truncated) == bytes.substr(0, bytes.size() / 2));
+  CHECK(fs::directory_iterator(dir) != fs::directory_iterator()); // no temporary left behind:
+  for (const auto& entry : fs::directory_iterator(dir))
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+TEST_CASE("results::read_runs names what is wrong with an HDF5 file that is not ours", "[results]")
+{
+  const auto dir = fresh_dir("foreign");
+  const auto foreign = dir / "foreign.h5";
+  {
+    const hid_t file = H5Fcreate(foreign.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t n = 4;
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    const hid_t dataset = H5Dcreate2(file, "measurements", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(dataset);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  const std::string before = file_bytes(foreign);
+  CHECK_THROWS_WITH(results::read_runs(foreign.string()), foreign.string() + ": not a gpuscale results file (no /runs table)");
+  CHECK_THROWS_AS(results::append_runs(foreign.string(), {{sample_record(1), ""}}, "test"), results::ResultsFileError);
+  CHECK(file_bytes(foreign) == before);
+
+  const auto empty = dir / "empty.h5";
+  results::append_runs(empty.string(), {}, "test");
+  CHECK(results::read_runs(empty.string()).empty());
+  CHECK_THROWS_WITH(results::read_scenario_text(empty.string(), 7), empty.string() + ": no scenario text for run 7");
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/python3
+"""A results file written by `gpuscale run` opens with h5py and pandas.read_hdf (Debian's python3-h5py,
+python3-pandas, python3-tables), with the documented columns and attributes.
+Usage: python_readers_test.py BUILD_DIR SOURCE_DIR"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import pandas as pd
+
+build_dir, source_dir = sys.argv[1], sys.argv[2]
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "results.h5")
+    for _ in range(2):
+        subprocess.run([os.path.join(build_dir, "gpuscale"), "run", os.path.join(source_dir, "scenarios", "default.yaml"),
+                        "-o", path], check=True, stdout=subprocess.DEVNULL)
+    frame = pd.read_hdf(path, "runs")
+    assert len(frame) == 2, frame
+    assert list(frame["run_id"]) == [1, 2], frame["run_id"]
+    for column in ("iter_time_s", "samples_per_s", "compute_time_s", "comm_time_s", "exposed_comm_s", "mem_per_gpu_bytes"):
+        assert (frame[column] > 0).all() or column == "exposed_comm_s", column
+    assert frame["iter_time_s"].iloc[0] == frame["iter_time_s"].iloc[1], "same inputs, same result"
+    with h5py.File(path, "r") as f:
+        runs = f["runs"]
+        assert int(runs.attrs["schema_version"]) == 1
+        assert runs.attrs["gpuscale_version"]
+        text = f["scenarios/run_1"][()]
+        text = text.decode() if isinstance(text, bytes) else text
+        assert "scenario:" in text
+        config = f["scenarios/run_1"].attrs["simgrid_config"]
+        config = config.decode() if isinstance(config, bytes) else config
+        assert "network/model:CM02" in config and "network/crosstraffic:0" in config, config
+        outcome = runs["outcome"][0]
+        assert outcome in (b"ok", "ok"), outcome
+print("2 passed, 0 failed")

@@ -1,0 +1,86 @@
+"""BERT-large pre-training (MLPerf Training `bert`).
+
+Hyper-parameters: MLPerf Training reference language_model/tensorflow/bert, bert_config.json
+(= Google's uncased_L-24_H-1024_A-16 config): 24 layers, hidden 1024, 16 heads, intermediate 4096,
+GELU, vocab 30522, max position 512, type vocab 2, hidden and attention dropout 0.1;
+max_seq_length 512 and max_predictions_per_seq 76 from the reference's run_pretraining flags.
+Architecture: Devlin et al. 2019, Sec. 3 and Appendix A (post-LN encoder, MLM + NSP heads, the MLM
+output projection tied to the word embeddings; Hugging Face BertForPreTraining has the same layout).
+Optimizer: LAMB (You et al. 2020), the MLPerf reference optimizer.
+"""
+
+from building_blocks import (MASK_BYTES, TRAINABLE, Cost, Workload, attention_core, bytes_per_element, elementwise,
+                             embedding, linear, make_layer, norm)
+
+LAYERS = 24
+HIDDEN = 1024
+HEADS = 16
+INTERMEDIATE = 4096
+VOCAB = 30522
+MAX_POSITIONS = 512
+TOKEN_TYPES = 2
+SEQ_LEN = 512
+MASKED_PER_SEQ = 76   # MLPerf reference max_predictions_per_seq: the MLM head runs on these positions only
+NSP_CLASSES = 2
+
+
+def encoder_layer(prefix, s, b):
+    """One post-LN encoder layer. Activations follow Korthikanti et al. 2022, Sec. 4.1:
+    attention 11sh + 5as^2, MLP 19sh, layer norms 4sh bytes (16-bit, with dropout masks)."""
+    h, a, f = HIDDEN, HEADS, INTERMEDIATE
+    m = MASK_BYTES
+    L = lambda name, kind, cost, saved, rec=True: make_layer(prefix + name, kind, cost, TRAINABLE, saved, rec)
+    return [
+        # Q, K, V are kept for the QK^T and AV backward.
+        L("attention.qkv", "linear", linear(s, h, 3 * h, bias=True), 3 * s * h * b),
+        # softmax output (2as^2), dropout mask (as^2), dropout output (2as^2), context (2sh)
+        L("attention.core", "attention", attention_core(s, s, a, h // a) + elementwise("dropout", a * s * s),
+          (2 * b + m) * a * s * s + s * h * b),
+        L("attention.output", "linear", linear(s, h, h, bias=True) + elementwise("dropout", s * h), s * h * m),
+        L("attention.residual", "elementwise", elementwise("add", s * h), s * h * b),   # layer norm input
+        L("attention.norm", "norm", norm("layernorm", s * h, h), s * h * b),            # FFN input
+        L("ffn.up", "linear", linear(s, h, f, bias=True), s * f * b),                   # GELU input
+        L("ffn.gelu", "activation", elementwise("gelu", s * f), s * f * b),             # down-projection input
+        L("ffn.down", "linear", linear(s, f, h, bias=True) + elementwise("dropout", s * h), s * h * m),
+        L("ffn.residual", "elementwise", elementwise("add", s * h), s * h * b),         # layer norm input
+        # the layer output: the next layer's input and the checkpoint boundary
+        L("output.norm", "norm", norm("layernorm", s * h, h), s * h * b, rec=False),
+    ]
+
+
+def bert_large():
+    precision = "fp16"
+    b = bytes_per_element(precision)
+    s, h, m = SEQ_LEN, HIDDEN, MASK_BYTES
+    p = MASKED_PER_SEQ
+    L = lambda name, kind, cost, saved: make_layer(name, kind, cost, TRAINABLE, saved, recomputed=False)
+
+    layers = [
+        # word + position + token-type lookups and their sum (kept: the layer norm's input)
+        L("embeddings", "embedding",
+          embedding(VOCAB, h) + embedding(MAX_POSITIONS, h) + embedding(TOKEN_TYPES, h) + elementwise("add", 2 * s * h),
+          s * h * b),
+        # layer norm + dropout: mask and output (the first encoder layer's input)
+        L("embeddings.norm", "norm", norm("layernorm", s * h, h) + elementwise("dropout", s * h), s * h * (m + b)),
+    ]
+    for i in range(LAYERS):
+        layers += encoder_layer("encoder.%d." % i, s, b)
+
+    layers += [
+        # pooler: dense + tanh on the [CLS] token; its output is the NSP input
+        L("pooler", "linear", linear(1, h, h, bias=True) + elementwise("tanh", h), h * b),
+        L("nsp.classifier", "linear", linear(1, h, NSP_CLASSES, bias=True), 0),
+        # MLM transform on the masked positions: gathered input, GELU input, GELU output, norm output
+        L("mlm.transform", "linear",
+          linear(p, h, h, bias=True) + elementwise("gelu", p * h) + norm("layernorm", p * h, h), 4 * p * h * b),
+        # decoder weight is tied to embeddings (counted there); its own parameters are the output bias
+        L("mlm.decoder", "linear", Cost(params=VOCAB, macs=p * h * VOCAB), 0),
+        # cross-entropy keeps the log-probabilities of both heads
+        L("loss", "loss", elementwise("log_softmax", p * VOCAB + NSP_CLASSES), (p * VOCAB + NSP_CLASSES) * b),
+    ]
+    return Workload(
+        name="bert-large", benchmark="bert",
+        description=("BERT-large uncased pre-training (MLM + NSP), sequence 512, MLM head on 76 masked positions; "
+                     "24 post-LN layers, hidden 1024, 16 heads, FFN 4096, vocab 30522; fp16 mixed precision as in "
+                     "NVIDIA's MLPerf submissions; attention probabilities stored (unfused attention)."),
+        precision=precision, sample="sequence", optimizer="lamb", layers=tuple(layers))

@@ -1,0 +1,87 @@
+"""Llama 2 70B fine-tuned with LoRA (MLPerf Training `llama2_70b_lora`).
+
+Architecture: Touvron et al. 2023, "Llama 2", Sec. 2.2 and Table 1 (70B: grouped-query attention,
+pre-RMSNorm, SwiGLU, rotary embeddings, 4k context in pre-training); sizes from the Hugging Face
+config of meta-llama/Llama-2-70b-hf: hidden 8192, 80 layers, 64 heads, 8 key-value heads,
+intermediate 28672, vocab 32000, untied lm_head.
+Fine-tuning setup: MLPerf Training reference llama2_70b_lora (run_llama_70B_scrolls_r16.sh and
+scripts/train.py): max_seq_len 8192, LoRA r=16, alpha=32, dropout 0.1 on target modules
+"qkv_proj,o_proj" of a checkpoint whose q/k/v projections are fused into one qkv_proj
+(regisss/llama2-70b-fused-qkv-mlperf), bf16, gradient checkpointing, FlashAttention (--use_flash_attn),
+AdamW. Hu et al. 2021, "LoRA", Sec. 4: an adapter on W (d_out x d_in) has r*(d_in + d_out) weights.
+The base model is frozen; gradients still flow through every decoder layer to reach the adapters
+of the lower layers (Hugging Face's enable_input_require_grads makes them reach layer 0's input).
+"""
+
+from building_blocks import (FORWARD_ONLY, FP32_BYTES, FROZEN, MASK_BYTES, Workload, attention_core,
+                             bytes_per_element, elementwise, embedding, linear, lora_linear_layer, make_layer, norm)
+
+LAYERS = 80
+HIDDEN = 8192
+HEADS = 64
+KV_HEADS = 8
+HEAD_DIM = HIDDEN // HEADS
+INTERMEDIATE = 28672
+VOCAB = 32000
+SEQ_LEN = 8192
+LORA_RANK = 16
+
+#: LoRA targets as (name, d_in, d_out): the fused q/k/v projection and the output projection.
+LORA_TARGETS = (("self-attn.qkv-proj", HIDDEN, HIDDEN + 2 * KV_HEADS * HEAD_DIM),
+                ("self-attn.o-proj", HIDDEN, HIDDEN))
+
+
+def lora_saved_bytes(s, d_in, b):
+    """What a LoRA adapter keeps: dropout mask and dropout output (lora_A's weight-gradient input),
+    lora_A output (lora_B's weight-gradient input). The frozen base weight needs no input."""
+    return s * d_in * (MASK_BYTES + b) + s * LORA_RANK * b
+
+
+def decoder_layer(prefix, s, b):
+    h, kv, f = HIDDEN, KV_HEADS * HEAD_DIM, INTERMEDIATE
+    (qkv_name, qkv_in, qkv_out), (o_name, o_in, o_out) = LORA_TARGETS
+    L = lambda name, kind, cost, saved, rec=True: make_layer(prefix + name, kind, cost, FROZEN, saved, rec)
+    return [
+        # RMSNorm's output is not kept: the frozen base needs none and LoRA keeps its own dropout output.
+        L("input-norm", "norm", norm("rmsnorm", s * h, h), 0),
+        # keeps the LoRA tensors and the rotated Q, K and V for FlashAttention's backward
+        lora_linear_layer(prefix + qkv_name, s, qkv_in, qkv_out, LORA_RANK,
+                          lora_saved_bytes(s, qkv_in, b) + s * qkv_out * b, recomputed=True),
+        # causal FlashAttention: output O and the fp32 log-sum-exp per head and query (Dao 2023, Alg. 1)
+        L("self-attn.core", "attention",
+          attention_core(s, s, HEADS, HEAD_DIM, causal=True) + elementwise("rope", s * (h + kv)),
+          s * h * b + HEADS * s * FP32_BYTES),
+        lora_linear_layer(prefix + o_name, s, o_in, o_out, LORA_RANK, lora_saved_bytes(s, o_in, b),
+                          recomputed=True),
+        L("attn-residual", "elementwise", elementwise("add", s * h), s * h * b),       # RMSNorm input
+        L("post-attention-norm", "norm", norm("rmsnorm", s * h, h), 0),
+        L("mlp.gate-proj", "linear", linear(s, h, f, bias=False), s * f * b),         # SwiGLU input
+        L("mlp.up-proj", "linear", linear(s, h, f, bias=False), s * f * b),           # SwiGLU input
+        L("mlp.act", "activation", elementwise("swiglu", s * f), 0),                  # frozen down-proj needs none
+        L("mlp.down-proj", "linear", linear(s, f, h, bias=False), 0),
+        # the layer output: next layer's input and the checkpoint boundary
+        L("mlp-residual", "elementwise", elementwise("add", s * h), s * h * b, rec=False),
+    ]
+
+
+def llama2_70b_lora():
+    precision = "bf16"
+    b = bytes_per_element(precision)
+    s, h = SEQ_LEN, HIDDEN
+    # Token embeddings: frozen with nothing trainable upstream; the output is kept for layer 0's backward.
+    layers = [make_layer("embed-tokens", "embedding", embedding(VOCAB, h), FORWARD_ONLY, s * h * b, False)]
+    for i in range(LAYERS):
+        layers += decoder_layer("layers.%d." % i, s, b)
+    layers += [
+        make_layer("norm", "norm", norm("rmsnorm", s * h, h), FROZEN, 0, False),
+        make_layer("lm-head", "linear", linear(s, h, VOCAB, bias=False), FROZEN, 0, False),
+        # cross-entropy over every position keeps the log-probabilities
+        make_layer("loss", "loss", elementwise("log_softmax", s * VOCAB), FROZEN, s * VOCAB * b, False),
+    ]
+    return Workload(
+        name="llama2-70b-lora", benchmark="llama2_70b_lora",
+        description=("Llama 2 70B LoRA fine-tuning on 8192-token sequences: 80 layers, hidden 8192, 64 heads with "
+                     "8 KV heads, SwiGLU 28672, vocab 32000; frozen base, LoRA r=16 on the fused qkv_proj and "
+                     "o_proj (MLPerf reference); causal FlashAttention counting unmasked query-key pairs only; "
+                     "bf16 (fp8 on Hopper and later is a per-platform choice)."),
+        precision=precision, sample="sequence", optimizer="adam", layers=tuple(layers))
