@@ -2,6 +2,7 @@
 
 #include "sim/engine/SimgridConfig.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace gpuscale::app {
@@ -24,6 +25,40 @@ std::set<std::string> gpu_types_used(const model::Platform& platform, int gpus, 
   return used;
 }
 
+/// Per-GPU hardware figures the efficiency analysis needs (price, power, peak, host cores), averaged
+/// over the GPUs the run uses, so a mixed platform gets a GPU-weighted mean.
+void record_hardware_figures(const model::Platform& platform, int gpus, model::Precision precision,
+                             results::RunRecord& r)
+{
+  std::set<std::string> generations;
+  double price_sum = 0, tdp_sum = 0, peak_sum = 0, cores_sum = 0;
+  bool every_gpu_priced = true;
+  int remaining = gpus;
+  for (std::size_t g = 0; g < platform.node_groups.size() && remaining > 0; ++g) {
+    const auto& type = platform.node_type_of_group(g);
+    const auto& gpu = platform.gpu_type_of(type);
+    for (int n = 0; n < platform.node_groups[g].count && remaining > 0; ++n) {
+      const int here = std::min(remaining, type.gpus_per_node);
+      generations.insert(gpu.generation);
+      every_gpu_priced = every_gpu_priced && gpu.price_usd_per_hour.has_value();
+      price_sum += here * gpu.price_usd_per_hour.value_or(0.0);
+      tdp_sum += here * gpu.tdp_w;
+      peak_sum += here * gpu.peak_for(precision).value_or(0.0);
+      cores_sum += here * static_cast<double>(type.host_cores()) / type.gpus_per_node;
+      remaining -= here;
+    }
+  }
+  const int counted = gpus - remaining;
+  if (counted <= 0)
+    return;
+  for (const auto& generation : generations)
+    r.gpu_generation += (r.gpu_generation.empty() ? "" : ",") + generation;
+  r.price_usd_per_gpu_hour = every_gpu_priced ? price_sum / counted : 0.0;
+  r.tdp_w = tdp_sum / counted;
+  r.peak_flop_per_gpu_s = peak_sum / counted;
+  r.host_cores_per_gpu = cores_sum / counted;
+}
+
 } // namespace
 
 ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isolated)
@@ -40,7 +75,7 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
     r.gpu_models += (r.gpu_models.empty() ? "" : ",") + name;
   r.precision = model::to_string(resolved.precision());
   r.collective = model::to_string(s.collective);
-  r.collective_used = model::to_string(engine::resolve_collective(s.collective, s.gpus));
+  r.collective_used = model::to_string(s.collective); // replaced by the resolved one after simulation
   r.simgrid_config = engine::describe_simgrid_config(s.simgrid);
   r.gpus = s.gpus;
   r.nodes = nodes;
@@ -52,13 +87,14 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.compute_efficiency = s.efficiency.compute;
   r.network_efficiency = s.efficiency.network;
   r.tcp_gamma_bytes = s.simgrid.tcp_gamma_bytes;
+  record_hardware_figures(resolved.platform, s.gpus, resolved.precision(), r);
 
   // Memory: every GPU type must fit; report the one with the least headroom.
   double worst_headroom = 0;
   bool first = true;
   for (const auto& name : used) {
     const auto& gpu = resolved.platform.gpu_types.at(name);
-    const auto estimate = engine::estimate_memory(resolved.workload, s, gpu, resolved.precision(), s.gpus);
+    const auto estimate = engine::estimate_memory(resolved.workload, s, gpu, resolved.precision(), s.data_parallel());
     const double headroom = estimate.capacity_bytes - estimate.total_bytes();
     if (first || headroom < worst_headroom) {
       worst_headroom = headroom;

@@ -2,6 +2,7 @@
 
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/PlatformReader.hpp"
+#include "sim/config/ScenarioMappingReader.hpp"
 #include "sim/config/WorkloadReader.hpp"
 #include "sim/config/YamlFile.hpp"
 
@@ -51,12 +52,28 @@ void check_consistency(const model::ResolvedScenario& resolved, MappingReader& s
   if (s.gpus > available)
     scenario.error("gpus", "the scenario asks for " + std::to_string(s.gpus) + " GPUs but platform '" +
                                resolved.platform.name + "' has " + std::to_string(available));
+  const int model_parallel = s.tensor_parallel * s.context_parallel;
+  if (s.gpus > 0 && s.gpus % model_parallel != 0) {
+    scenario.error("gpus", std::to_string(s.gpus) + " GPUs do not divide into groups of tp x cp = " +
+                               std::to_string(s.tensor_parallel) + " x " + std::to_string(s.context_parallel));
+    return;
+  }
+  for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g) {
+    const int per_node = resolved.platform.node_type_of_group(g).gpus_per_node;
+    if (per_node % s.tensor_parallel != 0) {
+      scenario.error("tp", "tensor parallelism stays inside a node: tp = " + std::to_string(s.tensor_parallel) +
+                               " does not divide the " + std::to_string(per_node) + " GPUs of node type '" +
+                               resolved.platform.node_groups[g].node_type + "'");
+      break;
+    }
+  }
+  const long long replicas = s.gpus / model_parallel;
   if (s.micro_batch_size > 0 && s.gpus > 0 && s.global_batch_size > 0 &&
-      s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * s.gpus) != 0)
+      s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * replicas) != 0)
     scenario.error("global_batch_size",
                    "global batch size " + std::to_string(s.global_batch_size) +
-                       " is not a multiple of micro_batch_size x gpus = " + std::to_string(s.micro_batch_size) +
-                       " x " + std::to_string(s.gpus));
+                       " is not a multiple of micro_batch_size x data-parallel replicas = " +
+                       std::to_string(s.micro_batch_size) + " x " + std::to_string(replicas));
   const model::Precision precision = resolved.precision();
   for (const auto& [name, gpu] : resolved.platform.gpu_types) {
     bool used = false;
@@ -73,8 +90,6 @@ void check_consistency(const model::ResolvedScenario& resolved, MappingReader& s
 model::ResolvedScenario read_scenario(const std::string& path)
 {
   Diagnostics diagnostics;
-  model::ResolvedScenario resolved;
-  auto& s = resolved.scenario;
   auto root = load_yaml_file(path, diagnostics);
   if (!root)
     diagnostics.throw_if_any();
@@ -83,7 +98,15 @@ model::ResolvedScenario read_scenario(const std::string& path)
   top.finish();
   if (!scenario_node)
     diagnostics.throw_if_any();
-  MappingReader scenario(*scenario_node, path, "/scenario", diagnostics);
+  return read_scenario_mapping(*scenario_node, path, diagnostics);
+}
+
+model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, const std::string& path,
+                                              Diagnostics& diagnostics)
+{
+  model::ResolvedScenario resolved;
+  auto& s = resolved.scenario;
+  MappingReader scenario(scenario_node, path, "/scenario", diagnostics);
   s.name = scenario.identifier("name", Presence::Required).value_or("");
   auto platform_path = scenario.text("platform", Presence::Required);
   auto workload_path = scenario.text("workload", Presence::Required);
@@ -96,6 +119,9 @@ model::ResolvedScenario read_scenario(const std::string& path)
       scenario.error("precision", "unknown precision '" + *precision + "' (known: " + model::known_precisions() + ")");
   }
   s.zero_stage = static_cast<int>(scenario.integer("zero_stage", 0, 3, Presence::Optional).value_or(0));
+  s.tensor_parallel = static_cast<int>(scenario.integer("tp", 1, 1024, Presence::Optional).value_or(1));
+  s.context_parallel = static_cast<int>(scenario.integer("cp", 1, 1024, Presence::Optional).value_or(1));
+  s.sequence_parallel = scenario.boolean("sequence_parallel", Presence::Optional).value_or(false);
   if (auto collective = scenario.text("collective", Presence::Optional)) {
     if (auto parsed = model::parse_collective_algorithm(*collective))
       s.collective = *parsed;
@@ -105,6 +131,9 @@ model::ResolvedScenario read_scenario(const std::string& path)
   }
   s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
   s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
+  s.zero3_prefetch_params =
+      static_cast<double>(scenario.integer("zero3_prefetch_params", 1, 1'000'000'000'000LL, Presence::Optional)
+                              .value_or(static_cast<long long>(s.zero3_prefetch_params)));
   if (auto efficiency = scenario.child("efficiency", Presence::Optional))
     read_efficiency(MappingReader(*efficiency, path, "/scenario/efficiency", diagnostics), s.efficiency);
   if (auto simgrid = scenario.child("simgrid", Presence::Optional))

@@ -35,6 +35,20 @@ model::Layer read_layer(MappingReader layer, std::set<std::string>& names)
   out.activation_bytes_per_sample =
       layer.quantity("activation_bytes_per_sample", Dimension::Bytes, Presence::Required).value_or(0);
   out.recomputed = layer.boolean("recomputed", Presence::Required).value_or(false);
+  if (auto mode = layer.text("tensor_parallel", Presence::Optional)) {
+    if (*mode == "column")
+      out.tensor_parallel = model::TensorParallelMode::Column;
+    else if (*mode == "row")
+      out.tensor_parallel = model::TensorParallelMode::Row;
+    else
+      layer.error("tensor_parallel", "unknown tensor-parallel mode '" + *mode + "' (known: column, row)");
+  }
+  out.tp_comm_bytes_per_sample =
+      layer.quantity("tp_comm_bytes_per_sample", Dimension::Bytes, Presence::Optional).value_or(0);
+  out.cp_comm_bytes_per_sample =
+      layer.quantity("cp_comm_bytes_per_sample", Dimension::Bytes, Presence::Optional).value_or(0);
+  if (out.tp_comm_bytes_per_sample > 0 && !out.tp_sharded())
+    layer.error("tp_comm_bytes_per_sample", "only meaningful on a column or row tensor-parallel layer");
   layer.finish();
   return out;
 }

@@ -8,22 +8,23 @@ namespace sg4 = simgrid::s4u;
 
 namespace gpuscale::engine {
 
-CommStream::CommStream(Collective collective)
-    : collective_(std::move(collective)), mutex_(sg4::Mutex::create()), changed_(sg4::ConditionVariable::create())
+CommStream::CommStream(const Communicator& comm, int rank, model::CollectiveAlgorithm algorithm)
+    : comm_(comm), rank_(rank), algorithm_(algorithm), mutex_(sg4::Mutex::create()),
+      changed_(sg4::ConditionVariable::create())
 {
 }
 
-void CommStream::submit(double bytes)
+void CommStream::submit(CollectiveOp op, double bytes)
 {
   std::unique_lock lock(*mutex_);
-  pending_bytes_.push_back(bytes);
+  pending_.push_back({op, bytes});
   changed_->notify_all();
 }
 
-void CommStream::wait_idle()
+void CommStream::wait_completed(std::size_t count)
 {
   std::unique_lock lock(*mutex_);
-  changed_->wait(lock, [this] { return pending_bytes_.empty() && !running_; });
+  changed_->wait(lock, [this, count] { return completed_ >= count; });
 }
 
 void CommStream::close()
@@ -37,18 +38,17 @@ void CommStream::operator()()
 {
   std::unique_lock lock(*mutex_);
   while (true) {
-    changed_->wait(lock, [this] { return !pending_bytes_.empty() || closed_; });
-    if (pending_bytes_.empty())
+    changed_->wait(lock, [this] { return !pending_.empty() || closed_; });
+    if (pending_.empty())
       return; // closed and drained
-    const double bytes = pending_bytes_.front();
-    pending_bytes_.pop_front();
-    running_ = true;
+    const Pending next = pending_.front();
+    pending_.pop_front();
     lock.unlock();
     const double start = sg4::Engine::get_clock();
-    collective_(bytes, counters_);
+    run_collective(next.op, algorithm_, comm_, rank_, next.bytes, counters_);
     busy_s_ += sg4::Engine::get_clock() - start;
     lock.lock();
-    running_ = false;
+    ++completed_;
     changed_->notify_all();
   }
 }

@@ -6,14 +6,16 @@
 #include "sim/engine/SimgridConfig.hpp"
 #include "sim/engine/SimgridPlatform.hpp"
 #include "sim/engine/TopologyGraph.hpp"
-#include "sim/engine/TrainingSchedule.hpp"
-#include "sim/engine/collectives/FlowRingAllReduce.hpp"
-#include "sim/engine/collectives/RingAllReduce.hpp"
+#include "sim/engine/ParallelLayout.hpp"
+#include "sim/engine/ScheduleBuilder.hpp"
+#include "sim/engine/collectives/CollectiveDispatch.hpp"
+#include "sim/engine/collectives/CommunicatorLayout.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -23,19 +25,46 @@ namespace sg4 = simgrid::s4u;
 
 namespace gpuscale::engine {
 
-model::CollectiveAlgorithm resolve_collective(model::CollectiveAlgorithm requested, int gpus)
+namespace {
+
+/// One communicator per group, over the platform's hosts.
+struct GroupCommunicators {
+  std::vector<CommunicatorLayout> layouts;
+  std::vector<Communicator> comms;
+};
+
+std::vector<CommunicatorLayout> layouts_of(const std::vector<std::vector<int>>& groups, const TopologyGraph& topology)
 {
-  if (requested != model::CollectiveAlgorithm::Auto)
-    return requested;
-  return gpus <= 64 ? model::CollectiveAlgorithm::Ring : model::CollectiveAlgorithm::RingFlow;
+  std::vector<CommunicatorLayout> layouts;
+  for (const auto& group : groups)
+    layouts.push_back(make_communicator_layout(group, topology.gpu_node));
+  return layouts;
 }
+
+std::vector<Communicator> communicators_of(const std::string& prefix, const std::vector<CommunicatorLayout>& layouts,
+                                           const SimgridPlatform& platform)
+{
+  std::vector<Communicator> comms;
+  comms.reserve(layouts.size());
+  for (std::size_t g = 0; g < layouts.size(); ++g)
+    comms.push_back(make_communicator(prefix + std::to_string(g), layouts[g], platform.gpu_hosts));
+  return comms;
+}
+
+/// The index of `rank` inside its group's member list.
+int position_in(const std::vector<int>& group, int rank)
+{
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (group[i] == rank)
+      return static_cast<int>(i);
+  return -1;
+}
+
+} // namespace
 
 IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
 {
   const auto& scenario = resolved.scenario;
-  if (scenario.zero_stage != 0)
-    throw std::runtime_error("ZeRO stage " + std::to_string(scenario.zero_stage) +
-                             " is not simulated yet: only stage 0 (DDP) has a communication schedule");
   const int p = scenario.gpus;
   const model::Precision precision = resolved.precision();
 
@@ -49,57 +78,99 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
     sg4::Engine::set_config(item);
 
   const TopologyGraph topology = build_topology(resolved.platform, p);
+  const ParallelLayout parallel = make_parallel_layout(scenario);
+  const auto dp_layouts = layouts_of(parallel.data_parallel_groups, topology);
+  const auto tp_layouts = layouts_of(parallel.tensor_parallel_groups, topology);
+  const auto cp_layouts = layouts_of(parallel.context_parallel_groups, topology);
+
   SimgridPlatformSpec spec;
-  std::vector<StepSchedule> schedules;
-  std::vector<std::size_t> schedule_of_rank;
-  std::map<std::string, std::size_t> schedule_of_type;
+  std::vector<StepProgram> programs;
+  std::vector<std::size_t> program_of_rank;
+  std::map<std::string, std::size_t> program_of_type;
   for (int rank = 0; rank < p; ++rank) {
     const std::string& type_name = topology.gpu_type[static_cast<std::size_t>(rank)];
     const model::GpuType& gpu = resolved.platform.gpu_types.at(type_name);
     spec.gpu_speed_flop_per_s.push_back(gpu.peak_for(precision).value() * scenario.efficiency.compute);
-    auto [it, inserted] = schedule_of_type.try_emplace(type_name, schedules.size());
+    auto [it, inserted] = program_of_type.try_emplace(type_name, programs.size());
     if (inserted)
-      schedules.push_back(build_ddp_schedule(resolved.workload, scenario, gpu, precision));
-    schedule_of_rank.push_back(it->second);
+      programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision));
+    program_of_rank.push_back(it->second);
   }
   spec.network_efficiency = scenario.efficiency.network;
-  for (int rank = 0; rank < p && p > 1; ++rank)
-    spec.routes.emplace_back(rank, (rank + 1) % p);
+  const bool dp_may_use_halving_doubling = scenario.collective == model::CollectiveAlgorithm::HalvingDoubling ||
+                                           scenario.collective == model::CollectiveAlgorithm::Auto;
+  for (const auto& layout : dp_layouts)
+    for (const auto& pair : layout.route_pairs(dp_may_use_halving_doubling))
+      spec.routes.push_back(pair);
+  for (const auto* layouts : {&tp_layouts, &cp_layouts})
+    for (const auto& layout : *layouts)
+      for (const auto& pair : layout.route_pairs(true))
+        spec.routes.push_back(pair);
   const SimgridPlatform platform = build_simgrid_platform(topology, spec);
 
-  const model::CollectiveAlgorithm algorithm = resolve_collective(scenario.collective, p);
-  const Communicator world = make_ring_communicator("dp", platform.gpu_hosts);
+  // Gradient and parameter streams run concurrently over the same ranks (ZeRO-3 prefetch next to
+  // gradient reduce-scatter): separate communicators, so their messages never mix.
+  const auto dp_gradients = communicators_of("dp-grad", dp_layouts, platform);
+  const auto dp_parameters = communicators_of("dp-param", dp_layouts, platform);
+  const auto tp_comms = communicators_of("tp", tp_layouts, platform);
+  const auto cp_comms = communicators_of("cp", cp_layouts, platform);
+
   std::vector<std::unique_ptr<CommStream>> streams;
+  std::vector<std::array<CommStream*, kStreamCount>> streams_of_rank(static_cast<std::size_t>(p));
   std::vector<GpuTimeline> timelines(static_cast<std::size_t>(p));
   for (int rank = 0; rank < p; ++rank) {
-    CommStream::Collective collective = [&world, rank, algorithm](double bytes, CollectiveCounters& counters) {
-      if (algorithm == model::CollectiveAlgorithm::RingFlow)
-        flow_ring_all_reduce(world, rank, bytes, counters);
-      else
-        ring_all_reduce(world, rank, bytes, counters);
-    };
-    streams.push_back(std::make_unique<CommStream>(std::move(collective)));
     sg4::Host* host = platform.gpu_hosts[static_cast<std::size_t>(rank)];
     const std::string suffix = std::to_string(rank);
-    sg4::Actor::create("comm" + suffix, host, [stream = streams.back().get()] { (*stream)(); });
+    const StepProgram& program = programs[program_of_rank[static_cast<std::size_t>(rank)]];
+    auto add_stream = [&](Stream which, const std::vector<std::vector<int>>& groups, const std::vector<Communicator>& comms,
+                          int group, model::CollectiveAlgorithm algorithm) {
+      if (program.submitted[static_cast<std::size_t>(which)] == 0)
+        return;
+      const auto g = static_cast<std::size_t>(group);
+      streams.push_back(std::make_unique<CommStream>(comms[g], position_in(groups[g], rank), algorithm));
+      streams_of_rank[static_cast<std::size_t>(rank)][static_cast<std::size_t>(which)] = streams.back().get();
+      sg4::Actor::create("stream" + std::to_string(static_cast<int>(which)) + "-" + suffix, host,
+                         [stream = streams.back().get()] { (*stream)(); });
+    };
+    const int dp_group = parallel.data_parallel_group_of(rank);
+    add_stream(Stream::Gradients, parallel.data_parallel_groups, dp_gradients, dp_group, scenario.collective);
+    add_stream(Stream::Parameters, parallel.data_parallel_groups, dp_parameters, dp_group, scenario.collective);
+    add_stream(Stream::TensorParallel, parallel.tensor_parallel_groups, tp_comms, parallel.tensor_parallel_group_of(rank),
+               model::CollectiveAlgorithm::Auto);
+    add_stream(Stream::ContextParallel, parallel.context_parallel_groups, cp_comms,
+               parallel.context_parallel_group_of(rank), model::CollectiveAlgorithm::Auto);
     sg4::Actor::create("gpu" + suffix, host,
-                       GpuActor(schedules[schedule_of_rank[static_cast<std::size_t>(rank)]], *streams.back(),
+                       GpuActor(program, streams_of_rank[static_cast<std::size_t>(rank)],
                                 timelines[static_cast<std::size_t>(rank)]));
   }
   engine.run();
 
   IterationResult result;
   result.gpus = p;
-  result.collective_used = model::to_string(algorithm);
+  const CollectiveOp gradient_op = scenario.zero_stage == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
+  result.collective_used = model::to_string(choose_algorithm(scenario.collective, gradient_op, parallel.dp,
+                                                             dp_layouts.front().hierarchical, scenario.bucket_bytes));
   result.simgrid_config = describe_simgrid_config(scenario.simgrid);
   for (int rank = 0; rank < p; ++rank) {
     const GpuTimeline& t = timelines[static_cast<std::size_t>(rank)];
     result.iteration_time_s = std::max(result.iteration_time_s, t.end_s);
     result.compute_time_s = std::max(result.compute_time_s, t.compute_s);
-    result.exposed_comm_s = std::max(result.exposed_comm_s, t.comm_done_s - t.backward_end_s);
-    result.comm_time_s = std::max(result.comm_time_s, streams[static_cast<std::size_t>(rank)]->busy_s());
-    result.bytes_sent_per_gpu =
-        std::max(result.bytes_sent_per_gpu, streams[static_cast<std::size_t>(rank)]->counters().bytes_sent);
+    result.exposed_comm_s = std::max(result.exposed_comm_s, t.end_s - t.compute_s);
+    double busy = 0;
+    double sent = 0;
+    double dp_sent = 0;
+    for (std::size_t s = 0; s < kStreamCount; ++s) {
+      const CommStream* stream = streams_of_rank[static_cast<std::size_t>(rank)][s];
+      if (stream == nullptr)
+        continue;
+      busy += stream->busy_s();
+      sent += stream->counters().bytes_sent;
+      if (s == static_cast<std::size_t>(Stream::Gradients) || s == static_cast<std::size_t>(Stream::Parameters))
+        dp_sent += stream->counters().bytes_sent;
+    }
+    result.comm_time_s = std::max(result.comm_time_s, busy);
+    result.bytes_sent_per_gpu = std::max(result.bytes_sent_per_gpu, sent);
+    result.dp_bytes_sent_per_gpu = std::max(result.dp_bytes_sent_per_gpu, dp_sent);
   }
   if (result.iteration_time_s > 0)
     result.samples_per_s = scenario.global_batch_size / result.iteration_time_s;
@@ -115,8 +186,9 @@ namespace {
 std::string serialize(const IterationResult& r)
 {
   char buffer[512];
-  std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s, r.compute_time_s,
-                r.comm_time_s, r.exposed_comm_s, r.bytes_sent_per_gpu, r.samples_per_s);
+  std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s,
+                r.compute_time_s, r.comm_time_s, r.exposed_comm_s, r.bytes_sent_per_gpu, r.dp_bytes_sent_per_gpu,
+                r.samples_per_s);
   return std::string(buffer) + r.collective_used + "\n" + r.simgrid_config + "\n";
 }
 
@@ -124,8 +196,9 @@ IterationResult deserialize(const std::string& text)
 {
   IterationResult r;
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%d\n%la\n%la\n%la\n%la\n%la\n%la\n%n", &r.gpus, &r.iteration_time_s, &r.compute_time_s,
-                  &r.comm_time_s, &r.exposed_comm_s, &r.bytes_sent_per_gpu, &r.samples_per_s, &consumed) != 7)
+  if (std::sscanf(text.c_str(), "%d\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%n", &r.gpus, &r.iteration_time_s,
+                  &r.compute_time_s, &r.comm_time_s, &r.exposed_comm_s, &r.bytes_sent_per_gpu, &r.dp_bytes_sent_per_gpu,
+                  &r.samples_per_s, &consumed) != 8)
     throw std::runtime_error("malformed simulation result from child process");
   const std::string rest = text.substr(static_cast<std::size_t>(consumed));
   const auto newline = rest.find('\n');

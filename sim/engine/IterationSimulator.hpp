@@ -3,7 +3,6 @@
 /// SimGrid's engine is one per process: call simulate_iteration at most once per process
 /// (simulate_iteration_isolated forks for callers that need more).
 
-#include "sim/engine/MemoryModel.hpp"
 #include "sim/model/Scenario.hpp"
 
 #include <string>
@@ -12,22 +11,18 @@ namespace gpuscale::engine {
 
 struct IterationResult {
   int gpus = 0;
-  std::string collective_used;   ///< the algorithm actually run ("auto" resolved)
-  std::string simgrid_config;    ///< --cfg items applied
-  double iteration_time_s = 0;   ///< slowest GPU, start to end of optimizer step
-  double compute_time_s = 0;     ///< slowest GPU's kernel time
-  double comm_time_s = 0;        ///< longest time a GPU's communication stream was busy
-  double exposed_comm_s = 0;     ///< longest wait for communication after backward ended
-  double bytes_sent_per_gpu = 0; ///< largest bytes sent by one GPU in collectives
+  std::string collective_used;      ///< data-parallel algorithm for gradient buckets ("auto" resolved)
+  std::string simgrid_config;       ///< --cfg items applied
+  double iteration_time_s = 0;      ///< slowest GPU, start to end of optimizer step
+  double compute_time_s = 0;        ///< slowest GPU's busy time (kernels + optimizer)
+  double comm_time_s = 0;           ///< longest time one GPU's communication streams were busy, summed over streams
+  double exposed_comm_s = 0;        ///< largest time a GPU waited on communication (step time - busy time)
+  double bytes_sent_per_gpu = 0;    ///< largest bytes one GPU sent in all collectives
+  double dp_bytes_sent_per_gpu = 0; ///< largest bytes one GPU sent in data-parallel collectives
   double samples_per_s = 0;
 };
 
-/// Resolves `auto`: the per-step ring (exact, O(p²) communications) up to 64 GPUs, the flow-level
-/// ring beyond, where the per-step form costs seconds to minutes of simulation (SIMGRID-NOTES).
-model::CollectiveAlgorithm resolve_collective(model::CollectiveAlgorithm requested, int gpus);
-
-/// Runs the simulation in this process. Throws std::runtime_error for scenarios the engine cannot
-/// simulate (ZeRO stage > 0 until its schedules exist).
+/// Runs the simulation in this process.
 IterationResult simulate_iteration(const model::ResolvedScenario& scenario);
 
 /// Same, in a forked child process, so a process can run several simulations (tests, sweeps).

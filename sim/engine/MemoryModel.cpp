@@ -1,5 +1,6 @@
 #include "sim/engine/MemoryModel.hpp"
 
+#include "sim/engine/ScheduleBuilder.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <algorithm>
@@ -33,29 +34,56 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
                                const model::GpuType& gpu, model::Precision precision, int data_parallel)
 {
   const double n = std::max(1, data_parallel);
-  const double psi = workload.trainable_params();
   const double element = model::element_bytes(precision);
   const int stage = scenario.zero_stage;
+  const double tp = scenario.tensor_parallel;
+  const double cp = scenario.context_parallel;
+
+  // Parameters after tensor-parallel sharding (ZeRO then shards them over the data-parallel group).
+  double psi = 0;
+  double frozen = 0;
+  double largest_group_params = 0;
+  double group_params = 0;
+  for (const auto& layer : workload.layers) {
+    const LayerShare share = share_of(layer, scenario);
+    psi += share.trainable_params;
+    frozen += share.frozen_params;
+    group_params += share.trainable_params + share.frozen_params;
+    if (group_params >= scenario.zero3_prefetch_params) {
+      largest_group_params = std::max(largest_group_params, group_params);
+      group_params = 0;
+    }
+  }
+  largest_group_params = std::max(largest_group_params, group_params);
 
   MemoryEstimate m;
   m.capacity_bytes = gpu.memory_bytes;
   m.parameter_bytes = element * psi / (stage >= 3 ? n : 1.0);
-  m.frozen_bytes = element * workload.frozen_params() / (stage >= 3 ? n : 1.0);
+  m.frozen_bytes = element * frozen / (stage >= 3 ? n : 1.0);
   m.gradient_bytes = element * psi / (stage >= 2 ? n : 1.0);
   m.optimizer_bytes = optimizer_state_bytes_per_param(workload.optimizer, precision) * psi / (stage >= 1 ? n : 1.0);
 
-  double largest_recomputed = 0;
-  double largest_layer_params = 0;
+  // Activations: stored per layer, split by CP along the sequence and by TP for sharded layers (all
+  // layers under sequence parallelism). Under checkpointing only the boundaries (recomputed: false)
+  // stay, and the recomputed layers between two boundaries are live together while recomputed.
+  double stored = 0;
+  double largest_segment = 0;
+  double segment = 0;
   for (const auto& layer : workload.layers) {
-    if (layer.recomputed)
-      largest_recomputed = std::max(largest_recomputed, layer.activation_bytes_per_sample);
-    largest_layer_params = std::max(largest_layer_params, layer.trainable_params + layer.frozen_params);
+    const double split = cp * (layer.tp_sharded() || scenario.sequence_parallel ? tp : 1.0);
+    const double bytes = layer.activation_bytes_per_sample / split;
+    if (!scenario.activation_checkpointing || !layer.recomputed)
+      stored += bytes;
+    if (layer.recomputed) {
+      segment += bytes;
+      largest_segment = std::max(largest_segment, segment);
+    } else {
+      segment = 0;
+    }
   }
-  // Under checkpointing the stored boundaries stay, and one recomputed layer is live at a time.
-  m.activation_bytes = scenario.micro_batch_size * (workload.activation_bytes_per_sample(scenario.activation_checkpointing) +
-                                                    (scenario.activation_checkpointing ? largest_recomputed : 0.0));
-  if (stage >= 3) // the layer in use and the prefetched next one, gathered in full
-    m.buffer_bytes = 2.0 * largest_layer_params * element;
+  m.activation_bytes = scenario.micro_batch_size * (stored + (scenario.activation_checkpointing ? largest_segment : 0.0));
+  if (stage >= 3) // the group in use and the prefetched next one, gathered in full
+    m.buffer_bytes = 2.0 * largest_group_params * element;
   else // a bucket being reduced and the next one filling (DDP / DeepSpeed reduce buckets)
     m.buffer_bytes = 2.0 * std::min(scenario.bucket_bytes, psi * element);
   return m;

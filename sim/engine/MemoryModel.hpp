@@ -37,7 +37,8 @@ struct MemoryEstimate {
 /// K = 12 for Adam/LAMB in the ZeRO paper's notation.
 double optimizer_state_bytes_per_param(model::Optimizer optimizer, model::Precision precision);
 
-/// Estimate for one GPU of type `gpu` in a data-parallel group of `data_parallel` GPUs.
+/// Estimate for one GPU of type `gpu` in a data-parallel group of `data_parallel` replicas, after
+/// the scenario's tensor/context-parallel sharding.
 MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision, int data_parallel);
 

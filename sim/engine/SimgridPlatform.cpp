@@ -4,6 +4,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -53,15 +54,22 @@ SimgridPlatform build_simgrid_platform(const TopologyGraph& topology, const Simg
         zone->create_host(topology.graph[topology.gpu_vertices[rank]].name, spec.gpu_speed_flop_per_s[rank])->seal());
 
   LinkFactory links(zone, topology, spec.network_efficiency);
-  std::set<std::pair<int, int>> done;
-  for (const auto& [src, dst] : spec.routes) {
-    if (src == dst || !done.insert({src, dst}).second)
-      continue;
-    std::vector<sg4::LinkInRoute> route;
-    for (const RouteHop& hop : topology.route(src, dst))
-      route.emplace_back(links.link(hop));
-    zone->add_route(platform.gpu_hosts[static_cast<std::size_t>(src)]->get_netpoint(),
-                    platform.gpu_hosts[static_cast<std::size_t>(dst)]->get_netpoint(), nullptr, nullptr, route, false);
+  std::map<int, std::set<int>> destinations; // by source: one graph search per source
+  for (const auto& [src, dst] : spec.routes)
+    if (src != dst)
+      destinations[src].insert(dst);
+  for (const auto& [src, dst_set] : destinations) {
+    const std::vector<int> dsts(dst_set.begin(), dst_set.end());
+    const auto routes = topology.routes_from(src, dsts);
+    for (std::size_t i = 0; i < dsts.size(); ++i) {
+      std::vector<sg4::LinkInRoute> route;
+      route.reserve(routes[i].size());
+      for (const RouteHop& hop : routes[i])
+        route.emplace_back(links.link(hop));
+      zone->add_route(platform.gpu_hosts[static_cast<std::size_t>(src)]->get_netpoint(),
+                      platform.gpu_hosts[static_cast<std::size_t>(dsts[i])]->get_netpoint(), nullptr, nullptr, route,
+                      false);
+    }
   }
   zone->seal();
   return platform;

@@ -169,17 +169,19 @@ private:
 
 std::vector<RouteHop> TopologyGraph::route(int src_rank, int dst_rank) const
 {
+  return routes_from(src_rank, {dst_rank}).front();
+}
+
+std::vector<std::vector<RouteHop>> TopologyGraph::routes_from(int src_rank, const std::vector<int>& dst_ranks) const
+{
   const Vertex src = gpu_vertices.at(static_cast<std::size_t>(src_rank));
-  const Vertex dst = gpu_vertices.at(static_cast<std::size_t>(dst_rank));
-  if (src == dst)
-    return {};
   const std::size_t n = boost::num_vertices(graph);
   constexpr Vertex kNone = static_cast<Vertex>(-1);
   std::vector<Vertex> parent(n, kNone);
   std::vector<Edge> parent_edge(n);
   std::deque<Vertex> queue{src};
   parent[src] = src;
-  while (!queue.empty() && parent[dst] == kNone) {
+  while (!queue.empty()) {
     const Vertex u = queue.front();
     queue.pop_front();
     // GPUs are endpoints only: traffic is never forwarded through another GPU.
@@ -194,15 +196,20 @@ std::vector<RouteHop> TopologyGraph::route(int src_rank, int dst_rank) const
       queue.push_back(v);
     }
   }
-  if (parent[dst] == kNone)
-    throw std::runtime_error("no route from " + graph[src].name + " to " + graph[dst].name);
-  std::vector<RouteHop> hops;
-  for (Vertex v = dst; v != src; v = parent[v]) {
-    const Edge e = parent_edge[v];
-    hops.push_back({graph[e].id, graph[e].end_a == parent[v]});
+  std::vector<std::vector<RouteHop>> routes;
+  for (int dst_rank : dst_ranks) {
+    const Vertex dst = gpu_vertices.at(static_cast<std::size_t>(dst_rank));
+    if (parent[dst] == kNone)
+      throw std::runtime_error("no route from " + graph[src].name + " to " + graph[dst].name);
+    std::vector<RouteHop> hops;
+    for (Vertex v = dst; v != src; v = parent[v]) {
+      const Edge e = parent_edge[v];
+      hops.push_back({graph[e].id, graph[e].end_a == parent[v]});
+    }
+    std::reverse(hops.begin(), hops.end());
+    routes.push_back(std::move(hops));
   }
-  std::reverse(hops.begin(), hops.end());
-  return hops;
+  return routes;
 }
 
 TopologyGraph build_topology(const model::Platform& platform, int gpus)

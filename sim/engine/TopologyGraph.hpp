@@ -59,6 +59,8 @@ struct TopologyGraph {
   /// Shortest route (fewest links) from GPU `src_rank` to GPU `dst_rank` that never transits
   /// through another GPU. Ties go to the lowest-numbered vertex, so routes are deterministic.
   std::vector<RouteHop> route(int src_rank, int dst_rank) const;
+  /// The routes from `src_rank` to each of `dst_ranks`, from one breadth-first search.
+  std::vector<std::vector<RouteHop>> routes_from(int src_rank, const std::vector<int>& dst_ranks) const;
 };
 
 /// Builds the graph of the first `gpus` GPUs' nodes (all nodes if `gpus` <= 0). Nodes beyond those

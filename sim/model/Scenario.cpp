@@ -7,6 +7,9 @@ std::string to_string(CollectiveAlgorithm algorithm)
   switch (algorithm) {
     case CollectiveAlgorithm::Ring: return "ring";
     case CollectiveAlgorithm::RingFlow: return "ring_flow";
+    case CollectiveAlgorithm::Hierarchical: return "hierarchical";
+    case CollectiveAlgorithm::HierarchicalFlow: return "hierarchical_flow";
+    case CollectiveAlgorithm::HalvingDoubling: return "halving_doubling";
     case CollectiveAlgorithm::Auto: return "auto";
   }
   return "?";
@@ -14,7 +17,9 @@ std::string to_string(CollectiveAlgorithm algorithm)
 
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view name)
 {
-  for (auto algorithm : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::RingFlow, CollectiveAlgorithm::Auto})
+  for (auto algorithm : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::RingFlow, CollectiveAlgorithm::Hierarchical,
+                         CollectiveAlgorithm::HierarchicalFlow, CollectiveAlgorithm::HalvingDoubling,
+                         CollectiveAlgorithm::Auto})
     if (to_string(algorithm) == name)
       return algorithm;
   return std::nullopt;
@@ -22,7 +27,7 @@ std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view n
 
 std::string known_collective_algorithms()
 {
-  return "ring, ring_flow, auto";
+  return "ring, ring_flow, hierarchical, hierarchical_flow, halving_doubling, auto";
 }
 
 } // namespace gpuscale::model

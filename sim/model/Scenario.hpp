@@ -11,7 +11,9 @@
 
 namespace gpuscale::model {
 
-enum class CollectiveAlgorithm { Ring, RingFlow, Auto };
+/// How a collective is carried out. The *_flow forms simulate each phase as one concurrent flow per
+/// ring link (O(p) communications) instead of step by step (O(p²)).
+enum class CollectiveAlgorithm { Ring, RingFlow, Hierarchical, HierarchicalFlow, HalvingDoubling, Auto };
 std::string to_string(CollectiveAlgorithm algorithm);
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view name);
 std::string known_collective_algorithms();
@@ -40,14 +42,22 @@ struct Scenario {
   int micro_batch_size = 0;
   std::optional<Precision> precision; ///< nullopt: the workload's
   int zero_stage = 0;
+  int tensor_parallel = 1;  ///< tp: Megatron TP degree, inside a node
+  int context_parallel = 1; ///< cp: sequence split across ranks (ring attention)
+  bool sequence_parallel = false; ///< TP all-reduces become reduce-scatter + all-gather; activations / tp
   CollectiveAlgorithm collective = CollectiveAlgorithm::Auto;
-  double bucket_bytes = 25e6; ///< PyTorch DDP's default bucket_cap_mb = 25 (MB)
+  double bucket_bytes = 25e6; ///< PyTorch DDP's default bucket_cap_mb = 25 (MB); DeepSpeed reduce bucket
+  /// ZeRO-3 gathers parameters in groups of at least this many elements (DeepSpeed
+  /// stage3_prefetch_bucket_size default 5e7).
+  double zero3_prefetch_params = 5e7;
   bool activation_checkpointing = false;
   Efficiency efficiency;
   SimgridNetworkConfig simgrid;
 
-  /// Micro-batches each GPU runs per optimizer step.
-  int gradient_accumulation_steps() const { return global_batch_size / (micro_batch_size * gpus); }
+  /// Data-parallel degree: model replicas.
+  int data_parallel() const { return gpus / (tensor_parallel * context_parallel); }
+  /// Micro-batches each replica runs per optimizer step.
+  int gradient_accumulation_steps() const { return global_batch_size / (micro_batch_size * data_parallel()); }
 };
 
 /// Everything one simulation needs, resolved: the scenario and the objects its paths named.

@@ -61,6 +61,16 @@ std::string to_string(LayerKind kind) { return name_of(kLayerKinds, kind); }
 std::optional<LayerKind> parse_layer_kind(std::string_view name) { return value_of(kLayerKinds, name); }
 std::string known_layer_kinds() { return list_of(kLayerKinds); }
 
+std::string to_string(TensorParallelMode mode)
+{
+  switch (mode) {
+    case TensorParallelMode::Replicated: return "replicated";
+    case TensorParallelMode::Column: return "column";
+    case TensorParallelMode::Row: return "row";
+  }
+  return "?";
+}
+
 std::string to_string(Optimizer optimizer) { return name_of(kOptimizers, optimizer); }
 std::optional<Optimizer> parse_optimizer(std::string_view name) { return value_of(kOptimizers, name); }
 std::string known_optimizers() { return list_of(kOptimizers); }

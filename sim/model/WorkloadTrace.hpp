@@ -22,6 +22,14 @@ std::string to_string(Optimizer optimizer);
 std::optional<Optimizer> parse_optimizer(std::string_view name);
 std::string known_optimizers();
 
+/// How Megatron-style tensor parallelism treats a layer (Shoeybi et al. 2019, sec. 3).
+enum class TensorParallelMode {
+  Replicated, ///< every TP rank computes it in full (norms, residual adds)
+  Column,     ///< output dimension split; backward all-reduces the input gradient (if tp_comm bytes given)
+  Row,        ///< input dimension split; forward all-reduces the output
+};
+std::string to_string(TensorParallelMode mode);
+
 /// One layer of the trace. FLOPs follow the convention 1 multiply-add = 2 FLOP.
 struct Layer {
   std::string name;
@@ -32,6 +40,11 @@ struct Layer {
   double backward_flop_per_sample = 0;
   double activation_bytes_per_sample = 0;
   bool recomputed = false; ///< dropped and recomputed in backward under activation checkpointing
+  TensorParallelMode tensor_parallel = TensorParallelMode::Replicated;
+  double tp_comm_bytes_per_sample = 0; ///< all-reduced under TP: forward for row, backward for column layers
+  double cp_comm_bytes_per_sample = 0; ///< K and V gathered under context parallelism (attention cores)
+
+  bool tp_sharded() const { return tensor_parallel != TensorParallelMode::Replicated; }
 };
 
 struct WorkloadTrace {

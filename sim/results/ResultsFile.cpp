@@ -79,6 +79,13 @@ const std::vector<Column>& columns()
       real_column("mem_optimizer_bytes", &RunRecord::mem_optimizer_bytes),
       real_column("mem_activations_bytes", &RunRecord::mem_activations_bytes),
       real_column("mem_buffers_bytes", &RunRecord::mem_buffers_bytes),
+      text_column("sweep_id", &RunRecord::sweep_id, 24),
+      int_column("sweep_point", &RunRecord::sweep_point),
+      text_column("gpu_generation", &RunRecord::gpu_generation, 64),
+      real_column("peak_flop_per_gpu_s", &RunRecord::peak_flop_per_gpu_s),
+      real_column("tdp_w", &RunRecord::tdp_w),
+      real_column("price_usd_per_gpu_hour", &RunRecord::price_usd_per_gpu_hour),
+      real_column("host_cores_per_gpu", &RunRecord::host_cores_per_gpu),
   };
   return table;
 }
@@ -433,6 +440,21 @@ std::vector<RunRecord> read_runs(const std::string& path)
   for (hsize_t i = 0; i < rows; ++i)
     records.push_back(decode(buffer.data() + i * layout().row_bytes));
   return records;
+}
+
+std::string encode_run_record(const RunRecord& record)
+{
+  std::string bytes(layout().row_bytes, '\0');
+  encode(record, bytes.data());
+  return bytes;
+}
+
+RunRecord decode_run_record(const std::string& bytes)
+{
+  if (bytes.size() != layout().row_bytes)
+    throw ResultsFileError("encoded run record has " + std::to_string(bytes.size()) + " bytes, expected " +
+                           std::to_string(layout().row_bytes));
+  return decode(bytes.data());
 }
 
 std::string read_scenario_text(const std::string& path, std::int64_t run_id)

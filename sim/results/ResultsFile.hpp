@@ -40,4 +40,11 @@ std::vector<RunRecord> read_runs(const std::string& path);
 /// The scenario text stored with run `run_id`.
 std::string read_scenario_text(const std::string& path, std::int64_t run_id);
 
+/// A record as the bytes of one /runs row (the column table's fixed layout; strings truncated to
+/// their column width as in the file), for passing records between processes and journals.
+std::string encode_run_record(const RunRecord& record);
+
+/// Inverse of encode_run_record. Throws ResultsFileError if `bytes` is not one row of this layout.
+RunRecord decode_run_record(const std::string& bytes);
+
 } // namespace gpuscale::results

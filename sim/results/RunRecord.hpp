@@ -51,6 +51,15 @@ struct RunRecord {
   double mem_activations_bytes = 0;
   double mem_buffers_bytes = 0;
 
+  // Sweeps and efficiency analysis. A run outside a sweep has an empty sweep_id and sweep_point -1.
+  std::string sweep_id;            ///< 16 hex digits: FNV-1a 64 of the sweep file's text
+  std::int64_t sweep_point = -1;   ///< index of the point in the sweep's full product
+  std::string gpu_generation;      ///< catalog generation of the GPUs used (comma-separated if mixed)
+  double peak_flop_per_gpu_s = 0;  ///< dense peak at the training precision, mean over the GPUs used
+  double tdp_w = 0;                ///< board power, mean over the GPUs used
+  double price_usd_per_gpu_hour = 0; ///< catalog on-demand price, mean over the GPUs used; 0 = not in the catalog
+  double host_cores_per_gpu = 0;   ///< physical host CPU cores per GPU, mean over the nodes used
+
   bool operator==(const RunRecord&) const = default;
 };
 

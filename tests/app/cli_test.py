@@ -43,7 +43,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(failure.returncode == 2, "bad scenario exits with 2, got %d" % failure.returncode)
     check(bad + ":8:15: error: /scenario/zero_stage: expected an integer in [0, 3], got 7" in failure.stderr, failure.stderr)
     check(bad + ":9:3: error: /scenario/colective: unknown key 'colective'" in failure.stderr, failure.stderr)
-    check("is not a multiple of micro_batch_size x gpus" in failure.stderr, failure.stderr)
+    check("is not a multiple of micro_batch_size x data-parallel replicas" in failure.stderr, failure.stderr)
     check(open(results, "rb").read() == before, "a failed run leaves the results file byte-identical")
 
     corrupt = os.path.join(tmp, "corrupt.h5")

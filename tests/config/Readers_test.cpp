@@ -169,7 +169,7 @@ TEST_CASE("config::read_scenario checks GPU count and batch divisibility against
                                                                "  global_batch_size: 1000\n  micro_batch_size: 64\n");
   const std::string errors = errors_of([&] { config::read_scenario(path); });
   CHECK_THAT(errors, Catch::Contains(path + ":5:9: error: /scenario/gpus: the scenario asks for 16 GPUs but platform 'dgx-a100-1node' has 8"));
-  CHECK_THAT(errors, Catch::Contains(path + ":6:22: error: /scenario/global_batch_size: global batch size 1000 is not a multiple of micro_batch_size x gpus = 64 x 16"));
+  CHECK_THAT(errors, Catch::Contains(path + ":6:22: error: /scenario/global_batch_size: global batch size 1000 is not a multiple of micro_batch_size x data-parallel replicas = 64 x 16"));
 }
 
 TEST_CASE("config::read_scenario names a missing referenced file at the key that references it", "[config]")

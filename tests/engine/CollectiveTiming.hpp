@@ -1,12 +1,11 @@
 #pragma once
-// Times one all-reduce on a topology, in its own process (SimGrid allows one engine per process).
+// Times collectives on a topology, in their own process (SimGrid allows one engine per process).
 
 #include "sim/engine/IsolatedRun.hpp"
 #include "sim/engine/SimgridConfig.hpp"
 #include "sim/engine/SimgridPlatform.hpp"
 #include "sim/engine/TopologyGraph.hpp"
-#include "sim/engine/collectives/FlowRingAllReduce.hpp"
-#include "sim/engine/collectives/RingAllReduce.hpp"
+#include "sim/engine/collectives/CollectiveDispatch.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -18,13 +17,20 @@
 namespace gpuscale::testing {
 
 struct CollectiveJob {
-  std::vector<int> ranks; ///< GPU ranks of the ring, in ring order
+  std::vector<int> ranks; ///< GPU ranks of the communicator, in communicator order
   double bytes = 0;
-  bool flow_level = false;
+  model::CollectiveAlgorithm algorithm = model::CollectiveAlgorithm::Ring;
+  engine::CollectiveOp op = engine::CollectiveOp::AllReduce;
 };
 
-/// Runs `jobs` concurrently (each its own communicator) and returns the time the last one ends.
-inline double time_collectives(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs)
+struct CollectiveTiming {
+  double end_s = 0;            ///< when the last job ended
+  double bytes_sent_rank0 = 0; ///< what rank 0 of the first job sent
+};
+
+/// Runs `jobs` concurrently (each its own communicator) and returns when the last one ends.
+inline CollectiveTiming time_collectives_detailed(const engine::TopologyGraph& topology,
+                                                  const std::vector<CollectiveJob>& jobs)
 {
   const std::string text = engine::run_isolated([&] {
     int argc = 2;
@@ -36,36 +42,41 @@ inline double time_collectives(const engine::TopologyGraph& topology, const std:
       simgrid::s4u::Engine::set_config(item);
     engine::SimgridPlatformSpec spec;
     spec.gpu_speed_flop_per_s.assign(topology.gpu_vertices.size(), 1e12);
-    for (const auto& job : jobs)
-      for (std::size_t i = 0; i < job.ranks.size(); ++i)
-        spec.routes.emplace_back(job.ranks[i], job.ranks[(i + 1) % job.ranks.size()]);
+    std::vector<engine::CommunicatorLayout> layouts;
+    for (const auto& job : jobs) {
+      layouts.push_back(engine::make_communicator_layout(job.ranks, topology.gpu_node));
+      for (const auto& pair : layouts.back().route_pairs(true))
+        spec.routes.push_back(pair);
+    }
     const auto platform = engine::build_simgrid_platform(topology, spec);
     std::vector<engine::Communicator> comms;
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      std::vector<simgrid::s4u::Host*> hosts;
-      for (int rank : jobs[j].ranks)
-        hosts.push_back(platform.gpu_hosts[static_cast<std::size_t>(rank)]);
-      comms.push_back(engine::make_ring_communicator("job" + std::to_string(j), hosts));
-    }
-    double end_s = 0;
-    std::vector<engine::CollectiveCounters> counters(1024);
     for (std::size_t j = 0; j < jobs.size(); ++j)
+      comms.push_back(engine::make_communicator("job" + std::to_string(j), layouts[j], platform.gpu_hosts));
+    double end_s = 0;
+    std::vector<std::vector<engine::CollectiveCounters>> counters(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      counters[j].resize(jobs[j].ranks.size());
       for (int r = 0; r < comms[j].size(); ++r)
-        simgrid::s4u::Actor::create("a" + std::to_string(j) + "-" + std::to_string(r), comms[j].hosts[static_cast<std::size_t>(r)],
-                                    [&, j, r] {
-                                      auto& c = counters[static_cast<std::size_t>(r) % counters.size()];
-                                      if (jobs[j].flow_level)
-                                        engine::flow_ring_all_reduce(comms[j], r, jobs[j].bytes, c);
-                                      else
-                                        engine::ring_all_reduce(comms[j], r, jobs[j].bytes, c);
+        simgrid::s4u::Actor::create("a" + std::to_string(j) + "-" + std::to_string(r),
+                                    comms[j].hosts[static_cast<std::size_t>(r)], [&, j, r] {
+                                      engine::run_collective(jobs[j].op, jobs[j].algorithm, comms[j], r, jobs[j].bytes,
+                                                             counters[j][static_cast<std::size_t>(r)]);
                                       end_s = std::max(end_s, simgrid::s4u::Engine::get_clock());
                                     });
+    }
     engine.run();
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%a", end_s);
+    char buffer[128];
+    std::snprintf(buffer, sizeof buffer, "%a %a", end_s, counters[0][0].bytes_sent);
     return std::string(buffer);
   });
-  return std::strtod(text.c_str(), nullptr);
+  CollectiveTiming timing;
+  std::sscanf(text.c_str(), "%la %la", &timing.end_s, &timing.bytes_sent_rank0);
+  return timing;
+}
+
+inline double time_collectives(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs)
+{
+  return time_collectives_detailed(topology, jobs).end_s;
 }
 
 inline std::vector<int> first_ranks(int p)

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 using namespace gpuscale;
 
 namespace {
@@ -27,29 +29,29 @@ TEST_CASE("engine::ring_all_reduce matches 2(p-1)a + 2(p-1)/p S/B for p = 2..64"
   const double bytes = 64e6;
   for (int p : {2, 3, 4, 5, 7, 8, 13, 16, 32, 64}) {
     const auto topology = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s), p);
-    const double simulated = testing::time_collectives(topology, {{testing::first_ranks(p), bytes, false}});
+    const double simulated = testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
     INFO("p = " << p);
     CHECK(simulated == Approx(ring_closed_form(p, bytes)).epsilon(1e-6));
   }
 }
 
-TEST_CASE("engine::flow_ring_all_reduce matches the same closed form on an uncontended ring", "[engine][collectives]")
+TEST_CASE("engine ring_flow all-reduce matches the same closed form on an uncontended ring", "[engine][collectives]")
 {
   const double bytes = 100e6;
   for (int p : {2, 8, 64}) {
     const auto topology = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s), p);
-    const double simulated = testing::time_collectives(topology, {{testing::first_ranks(p), bytes, true}});
+    const double simulated = testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::RingFlow}});
     INFO("p = " << p);
     CHECK(simulated == Approx(ring_closed_form(p, bytes)).epsilon(1e-6));
   }
 }
 
-TEST_CASE("engine::flow_ring_all_reduce within 1% of the per-step ring across nodes", "[engine][collectives]")
+TEST_CASE("engine ring_flow all-reduce within 1% of the per-step ring across nodes", "[engine][collectives]")
 {
   // 4 nodes x 8 GPUs: the ring crosses the network between nodes, where the NIC is the bottleneck.
   const auto topology = engine::build_topology(testing::synthetic_platform(4, 8, kLinkBps, kHopLatency_s), 32);
-  const double per_step = testing::time_collectives(topology, {{testing::first_ranks(32), 256e6, false}});
-  const double flow = testing::time_collectives(topology, {{testing::first_ranks(32), 256e6, true}});
+  const double per_step = testing::time_collectives(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::Ring}});
+  const double flow = testing::time_collectives(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::RingFlow}});
   CHECK(flow == Approx(per_step).epsilon(0.01));
 }
 
@@ -59,10 +61,10 @@ TEST_CASE("engine collectives that share a link slow each other down", "[engine]
   // ports): with the bandwidth term dominating, together they take about twice as long.
   const auto topology = engine::build_topology(testing::synthetic_platform(2, 2, kLinkBps, kHopLatency_s), 4);
   const std::vector<int> ring{0, 2};
-  for (bool flow : {false, true}) {
-    const double alone = testing::time_collectives(topology, {{ring, 100e6, flow}});
-    const double shared = testing::time_collectives(topology, {{ring, 100e6, flow}, {ring, 100e6, flow}});
-    INFO("flow level: " << flow);
+  for (auto algorithm : {model::CollectiveAlgorithm::Ring, model::CollectiveAlgorithm::RingFlow}) {
+    const double alone = testing::time_collectives(topology, {{ring, 100e6, algorithm}});
+    const double shared = testing::time_collectives(topology, {{ring, 100e6, algorithm}, {ring, 100e6, algorithm}});
+    INFO("algorithm: " << model::to_string(algorithm));
     CHECK(shared > 1.9 * alone);
   }
 }
@@ -73,7 +75,116 @@ TEST_CASE("engine ring all-reduce time halves its bandwidth term when bandwidth 
   const double bytes = 1e9;
   const auto slow = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, 0.0), p);
   const auto fast = engine::build_topology(testing::synthetic_platform(1, p, 2 * kLinkBps, 0.0), p);
-  const double t_slow = testing::time_collectives(slow, {{testing::first_ranks(p), bytes, false}});
-  const double t_fast = testing::time_collectives(fast, {{testing::first_ranks(p), bytes, false}});
+  const double t_slow = testing::time_collectives(slow, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
+  const double t_fast = testing::time_collectives(fast, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
   CHECK(t_fast == Approx(t_slow / 2).epsilon(1e-6));
+}
+
+TEST_CASE("engine ring reduce-scatter and all-gather match (p-1)a + (p-1)/p S/B", "[engine][collectives]")
+{
+  const double bytes = 48e6;
+  for (int p : {2, 6, 16}) {
+    const auto topology = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s), p);
+    const double expected = (p - 1) * 2 * kHopLatency_s + (p - 1.0) / p * bytes / kLinkBps;
+    for (auto op : {engine::CollectiveOp::ReduceScatter, engine::CollectiveOp::AllGather})
+      for (auto algorithm : {model::CollectiveAlgorithm::Ring, model::CollectiveAlgorithm::RingFlow}) {
+        const auto timing =
+            testing::time_collectives_detailed(topology, {{testing::first_ranks(p), bytes, algorithm, op}});
+        INFO("p = " << p << ", " << engine::to_string(op) << ", " << model::to_string(algorithm));
+        CHECK(timing.end_s == Approx(expected).epsilon(1e-6));
+        CHECK(timing.bytes_sent_rank0 == Approx((p - 1.0) / p * bytes).epsilon(1e-9));
+      }
+  }
+}
+
+TEST_CASE("engine halving-doubling all-reduce matches 2 log2(p) a + 2(p-1)/p S/B", "[engine][collectives]")
+{
+  const double bytes = 32e6;
+  for (int p : {2, 4, 8, 32}) {
+    const auto topology = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s), p);
+    const double expected = 2 * std::log2(p) * 2 * kHopLatency_s + 2.0 * (p - 1) / p * bytes / kLinkBps;
+    const double simulated = testing::time_collectives(
+        topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::HalvingDoubling}});
+    INFO("p = " << p);
+    CHECK(simulated == Approx(expected).epsilon(1e-6));
+  }
+}
+
+namespace {
+
+// n nodes x g GPUs on a rail-optimised fabric, one NIC per GPU: inside a node alpha_i = 2 hops over
+// NVSwitch; across nodes a GPU reaches the same-index GPU of another node through its own NIC and
+// rail switch: GPU -> NIC (PCIe 64 GB/s, 1 us) -> rail (NIC 25 GB/s, 1 us + half the 0.5 us switch
+// latency) -> NIC -> GPU, so alpha_e = 2 + 2 + 0.5 us and B_e = 25 GB/s. Every ring is uncontended.
+struct Hierarchy {
+  int nodes;
+  int per_node;
+  double alpha_i = 2 * kHopLatency_s;
+  double bandwidth_i = kLinkBps;
+  double alpha_e = 4.5e-6;
+  double bandwidth_e = 25e9;
+};
+
+engine::TopologyGraph rail_topology(const Hierarchy& h)
+{
+  return engine::build_topology(testing::synthetic_platform(h.nodes, h.per_node, kLinkBps, kHopLatency_s, 25e9,
+                                                            model::FabricTopology::RailOptimized),
+                                h.nodes * h.per_node);
+}
+
+} // namespace
+
+TEST_CASE("engine hierarchical all-reduce, reduce-scatter and all-gather match their closed forms", "[engine][collectives]")
+{
+  const double s = 96e6;
+  for (const Hierarchy h : {Hierarchy{2, 4}, Hierarchy{4, 8}, Hierarchy{3, 2}}) {
+    const double g = h.per_node;
+    const double n = h.nodes;
+    const double intra_half = (g - 1) * h.alpha_i + (g - 1) / g * s / h.bandwidth_i;
+    const double expected_all_reduce =
+        2 * intra_half + 2 * (n - 1) * h.alpha_e + 2 * (n - 1) / n * s / (g * h.bandwidth_e);
+    const double expected_one_way = intra_half + (n - 1) * h.alpha_e + (n - 1) / n * s / (g * h.bandwidth_e);
+    const auto topology = rail_topology(h);
+    const auto ranks = testing::first_ranks(h.nodes * h.per_node);
+    for (auto algorithm : {model::CollectiveAlgorithm::Hierarchical, model::CollectiveAlgorithm::HierarchicalFlow}) {
+      INFO(h.nodes << " nodes x " << h.per_node << " GPUs, " << model::to_string(algorithm));
+      CHECK(testing::time_collectives(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllReduce}}) ==
+            Approx(expected_all_reduce).epsilon(1e-6));
+      CHECK(testing::time_collectives(topology, {{ranks, s, algorithm, engine::CollectiveOp::ReduceScatter}}) ==
+            Approx(expected_one_way).epsilon(1e-6));
+      CHECK(testing::time_collectives(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllGather}}) ==
+            Approx(expected_one_way).epsilon(1e-6));
+    }
+  }
+}
+
+TEST_CASE("engine hierarchical all-reduce beats the flat ring across nodes", "[engine][collectives]")
+{
+  // The flat ring pays 2(p-1) inter-node latencies and pushes all of 2(p-1)/p S through each NIC;
+  // the hierarchical form moves only S/g per GPU across the network.
+  const Hierarchy h{8, 8};
+  const auto topology = rail_topology(h);
+  const auto ranks = testing::first_ranks(64);
+  const double ring = testing::time_collectives(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Ring}});
+  const double hierarchical =
+      testing::time_collectives(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Hierarchical}});
+  CHECK(hierarchical < 0.5 * ring);
+}
+
+TEST_CASE("engine::choose_algorithm picks as NCCL roughly would", "[engine][collectives]")
+{
+  using model::CollectiveAlgorithm;
+  using engine::CollectiveOp;
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 8, false, 64e6) ==
+        CollectiveAlgorithm::Ring);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 64, true, 64e6) ==
+        CollectiveAlgorithm::Hierarchical);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 1024, true, 64e6) ==
+        CollectiveAlgorithm::HierarchicalFlow);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 1024, true, 64e3) ==
+        CollectiveAlgorithm::HalvingDoubling);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::ReduceScatter, 1024, true, 64e3) ==
+        CollectiveAlgorithm::HierarchicalFlow);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Ring, CollectiveOp::AllReduce, 1024, true, 64e3) ==
+        CollectiveAlgorithm::Ring);
 }

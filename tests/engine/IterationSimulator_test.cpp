@@ -2,7 +2,7 @@
 // determinism.
 
 #include "sim/engine/IterationSimulator.hpp"
-#include "sim/engine/TrainingSchedule.hpp"
+#include "sim/engine/ScheduleBuilder.hpp"
 #include "tests/support/SyntheticPlatforms.hpp"
 
 #include <catch2/catch.hpp>
@@ -30,19 +30,31 @@ TEST_CASE("engine::simulate_iteration on one GPU equals FLOPs / (peak x efficien
   CHECK(result.samples_per_s == Approx(48 / (compute_s + optimizer_s)).epsilon(1e-9));
 }
 
-TEST_CASE("engine::build_ddp_schedule cuts backward at bucket boundaries in reverse layer order", "[engine][iteration]")
+TEST_CASE("engine::build_step_program (ZeRO-0) cuts backward at bucket boundaries in reverse layer order",
+          "[engine][iteration]")
 {
   // bf16 gradients: 2 bytes per parameter. Layers of 10, 20, 30 M params = 20, 40, 60 MB of gradients.
   const auto workload = testing::synthetic_workload({10e6, 20e6, 30e6}, 1e9);
   auto scenario = testing::synthetic_scenario(testing::synthetic_platform(1, 2, 100e9, 1e-6), workload, 2, 4);
   scenario.scenario.bucket_bytes = 50e6;
-  const auto schedule = engine::build_ddp_schedule(workload, scenario.scenario,
+  const auto program = engine::build_step_program(workload, scenario.scenario,
                                                    scenario.platform.gpu_types.at("test-gpu"), model::Precision::Bf16);
-  REQUIRE(schedule.last_backward.size() == 2);
-  CHECK(schedule.last_backward[0].bucket_bytes == 60e6); // layer2 alone fills a bucket
-  CHECK(schedule.last_backward[1].bucket_bytes == 60e6); // layer1 + layer0
-  CHECK(schedule.gradient_bytes == 120e6);
-  CHECK(schedule.last_backward[0].flop + schedule.last_backward[1].flop == Approx(schedule.backward_flop));
+  std::vector<double> buckets;
+  std::vector<double> compute_before_bucket;
+  double compute = 0;
+  for (const auto& instruction : program.instructions) {
+    if (instruction.kind == engine::Instruction::Kind::Compute)
+      compute += instruction.amount;
+    if (instruction.kind == engine::Instruction::Kind::Submit) {
+      CHECK(instruction.op == engine::CollectiveOp::AllReduce);
+      buckets.push_back(instruction.amount);
+      compute_before_bucket.push_back(compute);
+    }
+  }
+  CHECK(buckets == std::vector<double>{60e6, 60e6}); // layer2 alone fills a bucket; layer1 + layer0 the next
+  const double forward = 4 * 3 * 1e9;
+  CHECK(compute_before_bucket[0] == Approx(forward + 4 * 2e9)); // after layer2's backward only
+  CHECK(program.compute_flop == Approx(forward + 4 * 3 * 2e9));
 }
 
 TEST_CASE("engine DDP overlaps bucket all-reduces with the rest of backward", "[engine][iteration]")
@@ -59,6 +71,7 @@ TEST_CASE("engine DDP overlaps bucket all-reduces with the rest of backward", "[
   CHECK(result.iteration_time_s == Approx(result.compute_time_s + result.exposed_comm_s).epsilon(1e-9));
   // DDP moves 2(p-1)/p of the gradient bytes per GPU (ZeRO paper: 2 Psi in total per step).
   CHECK(result.bytes_sent_per_gpu == Approx(2.0 * 7 / 8 * 200e6 * 2).epsilon(1e-6));
+  CHECK(result.dp_bytes_sent_per_gpu == result.bytes_sent_per_gpu);
 }
 
 TEST_CASE("engine: more bandwidth never makes an iteration slower (generated configurations)", "[engine][iteration][property]")

@@ -22,7 +22,7 @@ TEST_CASE("engine::write_simgrid_xml exports a platform SimGrid loads with ident
     std::ofstream out(xml);
     engine::write_simgrid_xml(topology, std::vector<double>(8, 1e12), out);
   }
-  const double programmatic = testing::time_collectives(topology, {{testing::first_ranks(8), 64e6, false}});
+  const double programmatic = testing::time_collectives(topology, {{testing::first_ranks(8), 64e6, model::CollectiveAlgorithm::Ring}});
   const std::string loaded = engine::run_isolated([&] {
     int argc = 2;
     char arg0[] = "test";
@@ -35,12 +35,15 @@ TEST_CASE("engine::write_simgrid_xml exports a platform SimGrid loads with ident
     std::vector<simgrid::s4u::Host*> hosts;
     for (int rank = 0; rank < 8; ++rank)
       hosts.push_back(simgrid::s4u::Host::by_name(topology.graph[topology.gpu_vertices[static_cast<std::size_t>(rank)]].name));
-    const auto comm = engine::make_ring_communicator("xml", hosts);
+    const auto layout = engine::make_communicator_layout(testing::first_ranks(8), std::vector<int>(8, 0));
+    std::vector<simgrid::s4u::Host*> by_rank = hosts;
+    const auto comm = engine::make_communicator("xml", layout, by_rank);
     double end_s = 0;
     std::vector<engine::CollectiveCounters> counters(8);
     for (int r = 0; r < 8; ++r)
       simgrid::s4u::Actor::create("a" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
-        engine::ring_all_reduce(comm, r, 64e6, counters[static_cast<std::size_t>(r)]);
+        engine::run_collective(engine::CollectiveOp::AllReduce, model::CollectiveAlgorithm::Ring, comm, r, 64e6,
+                               counters[static_cast<std::size_t>(r)]);
         end_s = std::max(end_s, simgrid::s4u::Engine::get_clock());
       });
     engine.run();

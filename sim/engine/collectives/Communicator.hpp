@@ -1,5 +1,8 @@
 #pragma once
-/// A group of GPU ranks that run collectives together, and what every collective counts.
+/// A communicator on the SimGrid platform: its hosts, where each rank receives, and, for hierarchical
+/// algorithms, its intra-node and cross-node sub-communicators.
+
+#include "sim/engine/collectives/CommunicatorLayout.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
@@ -9,23 +12,36 @@
 
 namespace gpuscale::engine {
 
-struct Communicator {
-  std::string name;
-  std::vector<simgrid::s4u::Host*> hosts;        ///< by communicator rank
-  std::vector<simgrid::s4u::Mailbox*> inboxes;   ///< by communicator rank: where that rank receives
-  std::vector<double> next_route_latency_s;      ///< latency of the route rank -> rank+1 (mod size)
-
-  int size() const { return static_cast<int>(hosts.size()); }
-};
-
 /// What one rank did in collectives; collectives add to it.
 struct CollectiveCounters {
   double bytes_sent = 0;
   double bytes_received = 0;
 };
 
-/// Creates the mailboxes of a communicator over `hosts` and reads route latencies from the platform.
-/// Needs the routes rank -> rank+1 to exist.
-Communicator make_ring_communicator(std::string name, std::vector<simgrid::s4u::Host*> hosts);
+struct Communicator {
+  struct Position {
+    int group = 0; ///< index into locals / crosses
+    int rank = 0;  ///< rank inside that sub-communicator
+  };
+
+  std::string name;
+  std::vector<simgrid::s4u::Host*> hosts;      ///< by communicator rank
+  std::vector<simgrid::s4u::Mailbox*> inboxes; ///< ring traffic to each rank
+  std::vector<double> next_route_latency_s;    ///< latency of the route rank -> rank+1 (mod size)
+  std::vector<Communicator> locals;            ///< intra-node sub-communicators (hierarchical only)
+  std::vector<Communicator> crosses;           ///< cross-node sub-communicators (hierarchical only)
+  std::vector<Position> local_of;              ///< by communicator rank
+  std::vector<Position> cross_of;
+
+  int size() const { return static_cast<int>(hosts.size()); }
+  bool hierarchical() const { return !locals.empty(); }
+  /// Mailbox where `rank` receives step `step` of a pairwise-exchange algorithm.
+  simgrid::s4u::Mailbox* step_inbox(int rank, int step) const;
+};
+
+/// Builds the communicator of `layout` over the platform's GPU hosts (indexed by global GPU rank).
+/// The routes of layout.route_pairs() must exist.
+Communicator make_communicator(const std::string& name, const CommunicatorLayout& layout,
+                               const std::vector<simgrid::s4u::Host*>& gpu_hosts);
 
 } // namespace gpuscale::engine

@@ -1,0 +1,240 @@
+#include "sim/engine/ScheduleBuilder.hpp"
+
+#include <stdexcept>
+
+namespace gpuscale::engine {
+namespace {
+
+using model::TensorParallelMode;
+
+class ProgramBuilder {
+public:
+  ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
+                 model::Precision precision)
+      : workload_(workload), scenario_(scenario), gpu_(gpu), element_bytes_(model::element_bytes(precision)),
+        precision_(precision)
+  {
+  }
+
+  StepProgram build()
+  {
+    const int stage = scenario_.zero_stage;
+    const int micro_batches = scenario_.gradient_accumulation_steps();
+    for (int micro = 0; micro < micro_batches; ++micro) {
+      const bool last = micro + 1 == micro_batches;
+      // DDP's no_sync() and ZeRO-1 reduce only at the accumulation boundary; ZeRO-2/3 every micro-step.
+      const bool reduce_now = stage >= 2 || last;
+      if (stage == 3) {
+        stage3_forward();
+        stage3_backward();
+      } else {
+        forward_layers(0, workload_.layers.size());
+        backward_layers(0, workload_.layers.size(), reduce_now && stage != 1);
+      }
+      if (reduce_now && stage != 1)
+        flush_bucket();
+    }
+    if (stage == 1) // ZeRO-1: one reduce-scatter pass over all gradients after the last backward
+      submit_in_buckets(Stream::Gradients, CollectiveOp::ReduceScatter, total_trainable_local() * element_bytes_);
+    program_.wait_all(Stream::Gradients);
+
+    const double shard = stage >= 1 ? scenario_.data_parallel() : 1.0;
+    program_.sleep(total_trainable_local() / shard * optimizer_traffic_bytes_per_param(workload_.optimizer, precision_) /
+                   (gpu_.memory_bw_Bps * scenario_.efficiency.memory));
+    if (stage == 1 || stage == 2) { // every replica needs the updated parameters back
+      submit_in_buckets(Stream::Parameters, CollectiveOp::AllGather, total_trainable_local() * element_bytes_);
+      program_.wait_all(Stream::Parameters);
+    }
+    return std::move(program_);
+  }
+
+private:
+  bool tp() const { return scenario_.tensor_parallel > 1; }
+  bool cp() const { return scenario_.context_parallel > 1; }
+  double micro() const { return scenario_.micro_batch_size; }
+
+  double total_trainable_local() const
+  {
+    double total = 0;
+    for (const auto& layer : workload_.layers)
+      total += share_of(layer, scenario_).trainable_params;
+    return total;
+  }
+
+  /// A TP activation all-reduce, or its reduce-scatter + all-gather form under sequence parallelism.
+  void tensor_parallel_exchange(double bytes)
+  {
+    if (!tp() || bytes <= 0)
+      return;
+    if (scenario_.sequence_parallel) {
+      program_.run_blocking(Stream::TensorParallel, CollectiveOp::ReduceScatter, bytes);
+      program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllGather, bytes);
+    } else {
+      program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllReduce, bytes);
+    }
+  }
+
+  void forward_layer(const model::Layer& layer)
+  {
+    if (cp() && layer.cp_comm_bytes_per_sample > 0) // ring attention needs every rank's K and V
+      program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, layer.cp_comm_bytes_per_sample * micro());
+    program_.compute(share_of(layer, scenario_).forward_flop);
+    if (layer.tensor_parallel == TensorParallelMode::Row)
+      tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
+  }
+
+  void backward_layer(const model::Layer& layer, bool reduce_gradients)
+  {
+    const LayerShare share = share_of(layer, scenario_);
+    program_.compute(share.backward_flop);
+    if (cp() && layer.cp_comm_bytes_per_sample > 0) // K/V gradients back to their owners
+      program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter,
+                            layer.cp_comm_bytes_per_sample * micro());
+    if (layer.tensor_parallel == TensorParallelMode::Column)
+      tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
+    if (reduce_gradients)
+      add_gradients(share.trainable_params * element_bytes_);
+  }
+
+  void forward_layers(std::size_t begin, std::size_t end)
+  {
+    for (std::size_t i = begin; i < end; ++i)
+      forward_layer(workload_.layers[i]);
+  }
+
+  void backward_layers(std::size_t begin, std::size_t end, bool reduce_gradients)
+  {
+    for (std::size_t i = end; i > begin; --i)
+      backward_layer(workload_.layers[i - 1], reduce_gradients);
+  }
+
+  void add_gradients(double bytes)
+  {
+    bucket_bytes_ += bytes;
+    if (bucket_bytes_ >= scenario_.bucket_bytes)
+      flush_bucket();
+  }
+
+  void flush_bucket()
+  {
+    if (bucket_bytes_ <= 0)
+      return;
+    program_.submit(Stream::Gradients,
+                    scenario_.zero_stage == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter, bucket_bytes_);
+    bucket_bytes_ = 0;
+  }
+
+  void submit_in_buckets(Stream stream, CollectiveOp op, double bytes)
+  {
+    for (double left = bytes; left > 0; left -= scenario_.bucket_bytes)
+      program_.submit(stream, op, std::min(left, scenario_.bucket_bytes));
+  }
+
+  // ---- ZeRO-3 -------------------------------------------------------------------------------
+
+  /// Consecutive layers gathered together: DeepSpeed fetches parameters in groups of at least
+  /// stage3_prefetch_bucket_size elements.
+  struct Group {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    double gather_bytes = 0;
+  };
+
+  const std::vector<Group>& groups()
+  {
+    if (!groups_.empty() || workload_.layers.empty())
+      return groups_;
+    Group group;
+    double params = 0;
+    for (std::size_t i = 0; i < workload_.layers.size(); ++i) {
+      const LayerShare share = share_of(workload_.layers[i], scenario_);
+      params += share.trainable_params + share.frozen_params;
+      group.end = i + 1;
+      if (params >= scenario_.zero3_prefetch_params || i + 1 == workload_.layers.size()) {
+        group.gather_bytes = params * element_bytes_;
+        groups_.push_back(group);
+        group = Group{i + 1, i + 1, 0};
+        params = 0;
+      }
+    }
+    return groups_;
+  }
+
+  void stage3_forward()
+  {
+    const auto& all = groups();
+    std::vector<std::size_t> tickets(all.size(), 0);
+    if (!all.empty())
+      tickets[0] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[0].gather_bytes);
+    for (std::size_t g = 0; g < all.size(); ++g) {
+      if (g + 1 < all.size()) // prefetch the next group while this one computes
+        tickets[g + 1] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[g + 1].gather_bytes);
+      program_.wait(Stream::Parameters, tickets[g]);
+      forward_layers(all[g].begin, all[g].end);
+    }
+  }
+
+  void stage3_backward()
+  {
+    const auto& all = groups();
+    const std::size_t n = all.size();
+    std::vector<std::size_t> tickets(n, 0);
+    if (n > 0)
+      tickets[n - 1] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[n - 1].gather_bytes);
+    for (std::size_t g = n; g > 0; --g) {
+      if (g >= 2)
+        tickets[g - 2] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[g - 2].gather_bytes);
+      program_.wait(Stream::Parameters, tickets[g - 1]);
+      backward_layers(all[g - 1].begin, all[g - 1].end, true);
+    }
+  }
+
+  const model::WorkloadTrace& workload_;
+  const model::Scenario& scenario_;
+  const model::GpuType& gpu_;
+  double element_bytes_;
+  model::Precision precision_;
+  StepProgram program_;
+  double bucket_bytes_ = 0;
+  std::vector<Group> groups_;
+};
+
+} // namespace
+
+double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Precision precision)
+{
+  const double states = optimizer == model::Optimizer::SgdMomentum ? 4.0 : 8.0; // momentum | Adam/LAMB m and v
+  const double element = model::element_bytes(precision);
+  if (element >= 4.0) // fp32: read gradient, parameter, states; write parameter, states
+    return 4.0 + 4.0 + states + 4.0 + states;
+  // mixed precision: read low-precision gradient, fp32 master, states; write master, states, low-precision copy
+  return element + 4.0 + states + 4.0 + states + element;
+}
+
+LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario)
+{
+  const double tp = scenario.tensor_parallel;
+  const double cp = scenario.context_parallel;
+  // Sharded layers split over TP ranks; replicated ones are recomputed by every TP rank unless
+  // sequence parallelism splits them along the sequence. CP splits every layer's sequence.
+  const double compute_split = (layer.tp_sharded() || scenario.sequence_parallel ? tp : 1.0) * cp;
+  const double param_split = layer.tp_sharded() ? tp : 1.0;
+  const double micro = scenario.micro_batch_size;
+  LayerShare share;
+  share.forward_flop = layer.forward_flop_per_sample * micro / compute_split;
+  const double recompute = scenario.activation_checkpointing && layer.recomputed ? layer.forward_flop_per_sample : 0.0;
+  share.backward_flop = (layer.backward_flop_per_sample + recompute) * micro / compute_split;
+  share.trainable_params = layer.trainable_params / param_split;
+  share.frozen_params = layer.frozen_params / param_split;
+  return share;
+}
+
+StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
+                               const model::GpuType& gpu, model::Precision precision)
+{
+  if (scenario.zero_stage < 0 || scenario.zero_stage > 3)
+    throw std::invalid_argument("ZeRO stage must be 0-3");
+  return ProgramBuilder(workload, scenario, gpu, precision).build();
+}
+
+} // namespace gpuscale::engine

@@ -1,0 +1,40 @@
+#pragma once
+/// Builds a GPU's StepProgram for ZeRO stages 0-3 as DeepSpeed / PyTorch run them, with Megatron
+/// tensor parallelism and context parallelism inside each data-parallel replica.
+///
+///   stage 0 (DDP)  backward of the last micro-batch hands gradient buckets to an all-reduce as they
+///                  fill (reverse layer order), overlapping the rest of backward; full optimizer step.
+///   stage 1        after the last backward: reduce-scatter the gradients (bucketed), optimizer on the
+///                  1/dp shard, all-gather the updated parameters.
+///   stage 2        gradient buckets reduce-scattered during every micro-batch's backward (DeepSpeed
+///                  reduces each micro-step so full gradients are never held), shard optimizer,
+///                  parameter all-gather.
+///   stage 3        parameters gathered group by group before use in forward and again in backward,
+///                  the next group prefetched while the current computes; gradients reduce-scattered
+///                  per bucket; shard optimizer; parameters stay sharded.
+/// Per step, the data-parallel volume is 2Ψ for stages 0-2 and 3Ψ for stage 3 (ZeRO paper, sec. 7).
+
+#include "sim/engine/StepProgram.hpp"
+#include "sim/model/Scenario.hpp"
+
+namespace gpuscale::engine {
+
+/// Bytes the optimizer step reads and writes per trainable parameter (mixed precision: low-precision
+/// gradient in, fp32 master and states read and written, low-precision parameter out).
+double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Precision precision);
+
+/// The work of one layer on one rank: FLOPs and parameters after TP/CP sharding.
+struct LayerShare {
+  double forward_flop = 0;  ///< per micro-batch
+  double backward_flop = 0; ///< per micro-batch, recomputation included
+  double trainable_params = 0;
+  double frozen_params = 0;
+};
+
+/// How `layer` divides over tp x cp ranks for a micro-batch of `micro_batch` samples.
+LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario);
+
+StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
+                               const model::GpuType& gpu, model::Precision precision);
+
+} // namespace gpuscale::engine

@@ -1,0 +1,54 @@
+#pragma once
+/// What one GPU does in one optimizer step, as a flat list of instructions its actor executes in
+/// order. Collectives are submitted to per-purpose communication streams (like CUDA streams: in order
+/// within a stream, concurrent across streams) and waited for by ticket, which is how overlap,
+/// prefetch and blocking tensor-parallel all-reduces are all expressed.
+
+#include "sim/engine/collectives/CollectiveDispatch.hpp"
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace gpuscale::engine {
+
+/// Communication streams of a GPU and the group each talks to.
+enum class Stream {
+  Gradients,       ///< DP: gradient all-reduce / reduce-scatter
+  Parameters,      ///< DP: ZeRO parameter all-gathers (prefetch, post-optimizer)
+  TensorParallel,  ///< TP group: activation all-reduces
+  ContextParallel, ///< CP group: K/V all-gathers
+};
+inline constexpr std::size_t kStreamCount = 4;
+
+struct Instruction {
+  enum class Kind {
+    Compute, ///< run `amount` FLOP on this GPU
+    Sleep,   ///< memory-bound work taking `amount` seconds (optimizer step)
+    Submit,  ///< queue collective `op` of `amount` bytes on `stream`
+    Wait,    ///< block until `stream` has completed `ticket` collectives
+  };
+  Kind kind = Kind::Compute;
+  double amount = 0;
+  Stream stream = Stream::Gradients;
+  CollectiveOp op = CollectiveOp::AllReduce;
+  std::size_t ticket = 0;
+};
+
+struct StepProgram {
+  std::vector<Instruction> instructions;
+  std::array<std::size_t, kStreamCount> submitted{}; ///< collectives per stream in the whole step
+  double compute_flop = 0;                          ///< total FLOP the program executes
+  double sleep_s = 0;                               ///< total memory-bound time
+
+  void compute(double flop);
+  void sleep(double seconds);
+  /// Queues a collective; returns its ticket (wait for it with wait(stream, ticket)).
+  std::size_t submit(Stream stream, CollectiveOp op, double bytes);
+  void wait(Stream stream, std::size_t ticket);
+  /// Submit and wait at once: a collective on the critical path.
+  void run_blocking(Stream stream, CollectiveOp op, double bytes);
+  void wait_all(Stream stream) { wait(stream, submitted[static_cast<std::size_t>(stream)]); }
+};
+
+} // namespace gpuscale::engine

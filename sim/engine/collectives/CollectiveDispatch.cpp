@@ -1,0 +1,74 @@
+#include "sim/engine/collectives/CollectiveDispatch.hpp"
+
+#include "sim/engine/collectives/HalvingDoublingAllReduce.hpp"
+#include "sim/engine/collectives/HierarchicalAllGather.hpp"
+#include "sim/engine/collectives/HierarchicalAllReduce.hpp"
+#include "sim/engine/collectives/HierarchicalReduceScatter.hpp"
+#include "sim/engine/collectives/RingAllGather.hpp"
+#include "sim/engine/collectives/RingAllReduce.hpp"
+#include "sim/engine/collectives/RingReduceScatter.hpp"
+
+namespace gpuscale::engine {
+
+using model::CollectiveAlgorithm;
+
+std::string to_string(CollectiveOp op)
+{
+  switch (op) {
+    case CollectiveOp::AllReduce: return "all-reduce";
+    case CollectiveOp::ReduceScatter: return "reduce-scatter";
+    case CollectiveOp::AllGather: return "all-gather";
+  }
+  return "?";
+}
+
+CollectiveAlgorithm choose_algorithm(CollectiveAlgorithm requested, CollectiveOp op, int size, bool hierarchical,
+                                     double bytes)
+{
+  if (requested != CollectiveAlgorithm::Auto)
+    return requested;
+  if (op == CollectiveOp::AllReduce && bytes < kAutoLatencyBoundBytes && is_power_of_two(size) && size > 2)
+    return CollectiveAlgorithm::HalvingDoubling;
+  const bool flow = size > kAutoFlowLevelAbove;
+  if (hierarchical)
+    return flow ? CollectiveAlgorithm::HierarchicalFlow : CollectiveAlgorithm::Hierarchical;
+  return flow ? CollectiveAlgorithm::RingFlow : CollectiveAlgorithm::Ring;
+}
+
+void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Communicator& comm, int rank, double bytes,
+                    CollectiveCounters& counters)
+{
+  if (comm.size() < 2 || bytes <= 0)
+    return;
+  algorithm = choose_algorithm(algorithm, op, comm.size(), comm.hierarchical(), bytes);
+  const Granularity granularity =
+      algorithm == CollectiveAlgorithm::RingFlow || algorithm == CollectiveAlgorithm::HierarchicalFlow
+          ? Granularity::FlowLevel
+          : Granularity::PerStep;
+  const bool hierarchical =
+      algorithm == CollectiveAlgorithm::Hierarchical || algorithm == CollectiveAlgorithm::HierarchicalFlow;
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      if (algorithm == CollectiveAlgorithm::HalvingDoubling)
+        halving_doubling_all_reduce(comm, rank, bytes, counters);
+      else if (hierarchical)
+        hierarchical_all_reduce(comm, rank, bytes, granularity, counters);
+      else
+        ring_all_reduce(comm, rank, bytes, granularity, counters);
+      break;
+    case CollectiveOp::ReduceScatter: // halving-doubling is an all-reduce algorithm: rings otherwise
+      if (hierarchical)
+        hierarchical_reduce_scatter(comm, rank, bytes, granularity, counters);
+      else
+        ring_reduce_scatter(comm, rank, bytes, granularity, counters);
+      break;
+    case CollectiveOp::AllGather:
+      if (hierarchical)
+        hierarchical_all_gather(comm, rank, bytes, granularity, counters);
+      else
+        ring_all_gather(comm, rank, bytes, granularity, counters);
+      break;
+  }
+}
+
+} // namespace gpuscale::engine

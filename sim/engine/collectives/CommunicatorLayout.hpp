@@ -1,0 +1,33 @@
+#pragma once
+/// Which GPUs form a communicator and how they split by node, before any SimGrid object exists:
+/// the platform needs the routes the collectives will use before it is sealed.
+///
+///   node 0: c0 c1 c2 c3     locals  = {c0 c1 c2 c3}, {c4 c5 c6 c7}          (intra-node rings)
+///   node 1: c4 c5 c6 c7     crosses = {c0 c4}, {c1 c5}, {c2 c6}, {c3 c7}    (one ring per rail)
+
+#include <utility>
+#include <vector>
+
+namespace gpuscale::engine {
+
+struct CommunicatorLayout {
+  std::vector<int> gpu_ranks;             ///< global GPU rank of each communicator rank
+  std::vector<std::vector<int>> locals;   ///< communicator ranks sharing a node, in order
+  std::vector<std::vector<int>> crosses;  ///< communicator ranks with the same position in their node
+  /// True when the members span several nodes with the same number (> 1) on each: hierarchical
+  /// algorithms apply.
+  bool hierarchical = false;
+
+  int size() const { return static_cast<int>(gpu_ranks.size()); }
+
+  /// Ordered GPU-rank pairs the collectives send on: ring successors, intra-node and cross-node ring
+  /// successors, and (when `halving_doubling` and the size is a power of two) all butterfly partners.
+  std::vector<std::pair<int, int>> route_pairs(bool halving_doubling) const;
+};
+
+/// `node_of_gpu` maps every global GPU rank to its node index.
+CommunicatorLayout make_communicator_layout(std::vector<int> gpu_ranks, const std::vector<int>& node_of_gpu);
+
+bool is_power_of_two(int value);
+
+} // namespace gpuscale::engine

@@ -1,0 +1,66 @@
+#pragma once
+/// A sweep: lists of values for a few scenario fields, whose product over a base scenario gives the
+/// points to simulate. Points are numbered by their position in the full product (skipped points keep
+/// their number), so a point has the same number across resumes and shards.
+///
+///   index = (((((platform * W + workload) * Z + zero_stage) * C + collective) * G + global_batch)
+///             * M + micro_batch) * N + gpus        (gpus varies fastest)
+
+#include "sim/model/Scenario.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuscale::model {
+
+/// Why a combination of the product is not run (`skip_invalid: true`).
+enum class SkipReason {
+  GpuCount,  ///< more GPUs than the platform has, or not a multiple of the model-parallel group
+  BatchSize, ///< global batch not a multiple of micro-batch x data-parallel replicas
+};
+std::string to_string(SkipReason reason);
+
+struct SkippedPoint {
+  std::int64_t index = 0;
+  SkipReason reason = SkipReason::BatchSize;
+  std::string detail; ///< the check's message, with the numbers involved
+};
+
+/// One runnable point. Points share their platform and workload objects.
+struct SweepPoint {
+  std::int64_t index = 0;
+  Scenario scenario;
+  std::shared_ptr<const Platform> platform;
+  std::shared_ptr<const WorkloadTrace> workload;
+  std::string scenario_text; ///< YAML of the equivalent single scenario (paths relative to the sweep file)
+
+  ResolvedScenario resolve() const { return {scenario, *platform, *workload}; }
+};
+
+/// A sweep file, expanded and checked.
+struct SweepSpec {
+  std::string path;                ///< the sweep file as given
+  std::string text;                ///< its content, which sweep_id hashes
+  std::string sweep_id;            ///< sweep_id_of(text)
+  std::string name;                ///< the base scenario's name
+  std::int64_t points_total = 0;   ///< size of the product
+  std::vector<std::string> axes;   ///< swept fields with more than one value, in index order
+  bool skip_invalid = false;
+  std::vector<SweepPoint> points;  ///< runnable points, by increasing index
+  std::vector<SkippedPoint> skipped;
+
+  /// Indices of the runnable points, increasing.
+  std::vector<std::int64_t> runnable_indices() const;
+};
+
+/// FNV-1a 64-bit hash of `text` as 16 lower-case hex digits: the identity of a sweep in results files.
+std::string sweep_id_of(std::string_view text);
+
+/// Which shard of `shard_count` runs the k-th runnable point (0-based): k mod shard_count, so shards
+/// differ by at most one point and each spans the whole range of GPU counts.
+int shard_of_position(std::size_t runnable_position, int shard_count);
+
+} // namespace gpuscale::model

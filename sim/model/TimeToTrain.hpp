@@ -1,0 +1,39 @@
+#pragma once
+/// MLPerf-style time to train: the timed run from run_start to run_stop, built from a simulated
+/// iteration time and a convergence table.
+
+#include "sim/model/ConvergenceTable.hpp"
+
+namespace gpuscale::model {
+
+/// The simulated step: one optimizer step of `global_batch_size` samples takes `iteration_time_s`.
+struct IterationTiming {
+  double iteration_time_s = 0; ///< > 0
+  int global_batch_size = 0;   ///< > 0
+};
+
+/// Minutes to train and their parts; total_min = training_min + evaluation_min + overhead_min.
+struct TimeToTrain {
+  double total_min = 0;
+  double training_min = 0;   ///< iterations x iteration time
+  double evaluation_min = 0; ///< evaluations x eval_samples x relative cost x training time per sample
+  double overhead_min = 0;   ///< the table's run_start_overhead
+  double samples_to_converge = 0;
+  double iterations = 0;     ///< ceil(samples_to_converge / global batch size)
+  double evaluations = 0;    ///< expected count (EvaluationSchedule::evaluations); 0 if untimed
+  /// The batch size lies outside the reference points: samples_to_converge is the nearest point's.
+  bool extrapolated = false;
+};
+
+/// Time to train at `timing` under `table`:
+///
+///   training   = ceil(S / B) * t_iter
+///   evaluation = n_eval * eval_samples * c * (t_iter / B)      (0 when evaluation is untimed)
+///   overhead   = run_start_overhead
+///
+/// with S = samples to converge at B (ConvergenceCurve), n_eval from EvaluationSchedule and c its
+/// relative cost per evaluation sample. Evaluation runs on the same GPUs as training. Throws
+/// std::invalid_argument on a non-positive iteration time or batch size.
+TimeToTrain estimate_time_to_train(const ConvergenceTable& table, const IterationTiming& timing);
+
+} // namespace gpuscale::model
