@@ -74,10 +74,16 @@ private:
     }
   }
 
+  /// K and V of one attention layer across the CP group: a TP rank holds only its 1/tp of the heads.
+  double context_parallel_bytes(const model::Layer& layer) const
+  {
+    return layer.cp_comm_bytes_per_sample * micro() / (layer.tp_sharded() ? scenario_.tensor_parallel : 1);
+  }
+
   void forward_layer(const model::Layer& layer)
   {
     if (cp() && layer.cp_comm_bytes_per_sample > 0) // ring attention needs every rank's K and V
-      program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, layer.cp_comm_bytes_per_sample * micro());
+      program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
     program_.compute(share_of(layer, scenario_).forward_flop);
     if (layer.tensor_parallel == TensorParallelMode::Row)
       tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
@@ -86,10 +92,12 @@ private:
   void backward_layer(const model::Layer& layer, bool reduce_gradients)
   {
     const LayerShare share = share_of(layer, scenario_);
+    const bool context_parallel = cp() && layer.cp_comm_bytes_per_sample > 0 && layer.backward_flop_per_sample > 0;
+    if (context_parallel) // Megatron-Core's ring attention gathers K and V again for backward
+      program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
     program_.compute(share.backward_flop);
-    if (cp() && layer.cp_comm_bytes_per_sample > 0) // K/V gradients back to their owners
-      program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter,
-                            layer.cp_comm_bytes_per_sample * micro());
+    if (context_parallel) // K/V gradients back to their owners
+      program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter, context_parallel_bytes(layer));
     if (layer.tensor_parallel == TensorParallelMode::Column)
       tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
     if (reduce_gradients)

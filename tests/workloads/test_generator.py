@@ -188,6 +188,148 @@ class AttentionAndActivations(unittest.TestCase):
             self.assertEqual([], [l.name for l in workload.layers if l.forward_flops < l.matmul_flops], name)
 
 
+# ---- tensor and context parallelism ------------------------------------------------------------
+# Megatron-LM (Shoeybi et al. 2019, Sec. 3): per transformer sub-block, one all-reduce of the s*h output
+# in forward (row layer) and one of the s*h input gradient in backward (first column layer).
+# Context parallelism all-gathers K and V: s * 2 * n_kv_heads * head_dim elements per attention core.
+
+#: (workload, block-prefix pattern, sub-blocks per block, number of blocks)
+TRANSFORMER_BLOCKS = (
+    ("bert-large", r"encoder\.\d+\.", 2, 24),
+    ("llama2-70b-lora", r"layers\.\d+\.", 2, 80),
+    ("stable-diffusion", r"unet\.(?:(?:down|up)\.\d\.attn\d|mid\.attn)\.", 3, 16),  # self-attn, cross-attn, FF
+    ("stable-diffusion", r"text-encoder\.blocks\.\d+\.", 2, 23),
+)
+
+#: SD 2 UNet spatial transformers as (tokens, channels): 64x64 latents, width 320 x (1, 2, 4), attention at
+#: levels 0-2 (two per level going down, three going up) and in the 8x8 middle block.
+SD_TRANSFORMERS = [(64 * 64, 320)] * 5 + [(32 * 32, 640)] * 5 + [(16 * 16, 1280)] * 5 + [(8 * 8, 1280)]
+
+
+def tp_bytes(name, mode):
+    return sum(l.tp_comm_bytes or 0 for l in layers_of(name) if l.tensor_parallel == mode)
+
+
+def cp_bytes(name, where=lambda layer: True):
+    return sum(l.cp_comm_bytes or 0 for l in layers_of(name) if where(l))
+
+
+def blocks_of(name, pattern):
+    """{block prefix: its layers in order} for the layers whose name starts with `pattern`."""
+    blocks = {}
+    for layer in layers_of(name):
+        match = re.match(pattern, layer.name)
+        if match:
+            blocks.setdefault(match.group(0), []).append(layer)
+    return blocks
+
+
+class TensorAndContextParallel(unittest.TestCase):
+    def test_bert_tp_bytes_are_two_all_reduces_of_s_h_per_layer_each_way(self):
+        s, h, b, layers = 512, 1024, 2, 24
+        self.assertEqual(2 * layers * s * h * b, tp_bytes("bert-large", "row"))      # forward
+        self.assertEqual(2 * layers * s * h * b, tp_bytes("bert-large", "column"))   # backward
+
+    def test_llama2_tp_bytes_are_two_all_reduces_of_s_h_per_layer_each_way(self):
+        s, h, b, layers = 8192, 8192, 2, 80
+        self.assertEqual(2 * layers * s * h * b, tp_bytes("llama2-70b-lora", "row"))
+        self.assertEqual(2 * layers * s * h * b, tp_bytes("llama2-70b-lora", "column"))
+
+    def test_sd_tp_bytes_are_three_all_reduces_per_unet_block_and_two_per_text_block(self):
+        b = 2
+        unet = 3 * sum(n * c * b for n, c in SD_TRANSFORMERS)
+        text = 2 * 23 * 77 * 1024 * b   # 23 OpenCLIP blocks run, forward only: no backward all-reduce
+        self.assertEqual(unet + text, tp_bytes("stable-diffusion", "row"))
+        self.assertEqual(unet, tp_bytes("stable-diffusion", "column"))
+        self.assertEqual(0, sum(l.tp_comm_bytes or 0 for l in layers_of("stable-diffusion")
+                                if l.tensor_parallel == "column" and l.name.startswith("text-encoder.")))
+
+    def test_every_block_has_one_row_layer_per_sub_block(self):
+        # per sub-block a run of column (c) layers closed by one row (r) layer, then replicated (-) layers
+        # (norms, residual adds); a pre-LN block also starts with its norm
+        for name, pattern, sub_blocks, count in TRANSFORMER_BLOCKS:
+            blocks = blocks_of(name, pattern)
+            self.assertEqual(count, len(blocks), pattern)
+            for prefix, layers in blocks.items():
+                modes = "".join({"column": "c", "row": "r", None: "-"}[l.tensor_parallel] for l in layers)
+                self.assertRegex(modes, r"^-*(c+r-+){%d}$" % sub_blocks, prefix)
+
+    def test_first_column_layer_reduces_what_the_row_layer_reduces(self):
+        # f and g of one sub-block act on the same s*h tensor (its input and output); only the first
+        # column layer carries f, and only when the block has a backward
+        for name, pattern, _, _ in TRANSFORMER_BLOCKS:
+            for prefix, layers in blocks_of(name, pattern).items():
+                marked = [l for l in layers if l.tensor_parallel]
+                rows = [i for i, l in enumerate(marked) if l.tensor_parallel == "row"]
+                for start, row in zip([0] + [r + 1 for r in rows[:-1]], rows):
+                    first, others, last = marked[start], marked[start + 1:row], marked[row]
+                    with self.subTest(sub_block=first.name):
+                        expected = last.tp_comm_bytes if first.backward_flops else None
+                        self.assertEqual(expected, first.tp_comm_bytes)
+                        self.assertEqual([], [l.name for l in others if l.tp_comm_bytes is not None])
+
+    def test_only_transformer_blocks_are_sharded(self):
+        # embeddings, output heads, losses, convolutions and UNet proj-in/proj-out stay replicated
+        for name in WORKLOADS:
+            patterns = [p for n, p, _, _ in TRANSFORMER_BLOCKS if n == name]
+            stray = [l.name for l in layers_of(name) if (l.tensor_parallel or l.cp_comm_bytes)
+                     and not any(re.match(p, l.name) for p in patterns)]
+            self.assertEqual([], stray, name)
+
+    def test_sharded_layers_are_linears_attention_and_the_activation_between(self):
+        for name in WORKLOADS:
+            kinds = {l.kind for l in layers_of(name) if l.tensor_parallel == "column"}
+            self.assertLessEqual(kinds, {"linear", "lora_linear", "attention", "activation"}, name)
+            kinds = {l.kind for l in layers_of(name) if l.tensor_parallel == "row"}
+            self.assertLessEqual(kinds, {"linear", "lora_linear"}, name)
+
+    def test_lora_adapters_follow_their_base_layer(self):
+        modes = {l.name.split(".", 2)[2]: l.tensor_parallel for l in layers_of("llama2-70b-lora")
+                 if l.kind == "lora_linear"}
+        self.assertEqual({"self-attn.qkv-proj": "column", "self-attn.o-proj": "row"}, modes)
+
+    def test_cp_bytes_are_k_and_v_of_every_self_attention(self):
+        b = 2
+        # s * 2 * n_kv_heads * head_dim * bytes per attention core
+        self.assertEqual(24 * 512 * 2 * 16 * 64 * b, cp_bytes("bert-large"))
+        self.assertEqual(80 * 8192 * 2 * 8 * 128 * b, cp_bytes("llama2-70b-lora"))   # GQA: 8 KV heads
+        # SD self-attention: heads * 64 = channels; the text encoder: 16 heads x 64, 77 tokens
+        self.assertEqual(sum(n * 2 * c * b for n, c in SD_TRANSFORMERS),
+                         cp_bytes("stable-diffusion", prefixed("unet.")))
+        self.assertEqual(23 * 77 * 2 * 1024 * b, cp_bytes("stable-diffusion", prefixed("text-encoder.")))
+
+    def test_cp_bytes_sit_on_attention_cores_but_not_on_cross_attention(self):
+        # cross-attention K/V come from the 77-token context, which every context-parallel rank holds
+        for name in WORKLOADS:
+            for layer in layers_of(name):
+                with self.subTest(layer=layer.name):
+                    if layer.kind == "attention" and not layer.name.endswith("attn2.core"):
+                        self.assertIsNotNone(layer.cp_comm_bytes)
+                        self.assertEqual("column", layer.tensor_parallel)
+                    else:
+                        self.assertIsNone(layer.cp_comm_bytes)
+
+    def test_cnn_traces_have_no_parallel_keys(self):
+        for name in ("resnet50", "retinanet"):
+            self.assertEqual([], [l.name for l in layers_of(name)
+                                  if (l.tensor_parallel, l.tp_comm_bytes, l.cp_comm_bytes) != (None, None, None)])
+            text = gen.render_all()[name + ".yaml"]
+            self.assertNotRegex(text, r"tensor_parallel|tp_comm|cp_comm|tensor parallel|context parallel", name)
+
+    def test_bert_split_matches_korthikanti_eq2(self):
+        # Korthikanti et al. 2022, eq. (2), tensor parallel without sequence parallelism:
+        # s h (10 + 24/t + 5 a s / (h t)) bytes per layer. The column layers hold the /t part; the
+        # replicated 10sh are the norm and residual inputs (8sh) plus the output dropout masks of the two
+        # row layers (sh each).
+        s, h, a = 512, 1024, 16
+        layers = [l for l in layers_of("bert-large") if l.name.startswith("encoder.3.")]
+        split = sum(l.activation_bytes for l in layers if l.tensor_parallel == "column")
+        whole = sum(l.activation_bytes for l in layers if l.tensor_parallel != "column")
+        self.assertEqual(s * h * 24 + 5 * a * s * s, split)
+        self.assertEqual(s * h * 10, whole)
+        self.assertEqual(2 * s * h, sum(l.activation_bytes for l in layers if l.tensor_parallel == "row"))
+
+
 # One line of an emitted file, by position in a layer entry: the schema's keys in its order.
 LAYER_LINES = (
     re.compile(r"^    - name: [a-z0-9][a-z0-9.-]*$"),
@@ -199,6 +341,12 @@ LAYER_LINES = (
     re.compile(r'^      backward_flops_per_sample: "(0|[1-9][0-9]*) FLOP"$'),
     re.compile(r'^      activation_bytes_per_sample: "(0|[1-9][0-9]*) B"$'),
     re.compile(r"^      recomputed: (true|false)$"),
+)
+# Optional keys after `recomputed`, each at most once, in this order.
+OPTIONAL_LAYER_LINES = (
+    re.compile(r"^      tensor_parallel: (column|row)$"),
+    re.compile(r'^      tp_comm_bytes_per_sample: "[1-9][0-9]* B"$'),
+    re.compile(r'^      cp_comm_bytes_per_sample: "[1-9][0-9]* B"$'),
 )
 HEADER_LINES = (
     re.compile(r"^workload:$"),
@@ -243,9 +391,17 @@ class EmittedFiles(unittest.TestCase):
             for line, pattern in zip(body, HEADER_LINES):
                 self.assertRegex(line, pattern, file_name)
             entries = body[len(HEADER_LINES):]
-            self.assertEqual(0, len(entries) % len(LAYER_LINES), file_name)
-            for i, line in enumerate(entries):
-                self.assertRegex(line, LAYER_LINES[i % len(LAYER_LINES)], "%s: %r" % (file_name, line))
+            starts = [i for i, line in enumerate(entries) if line.startswith("    - name: ")]
+            self.assertEqual(0, starts[0], file_name)
+            for start, end in zip(starts, starts[1:] + [len(entries)]):
+                entry = entries[start:end]
+                self.assertGreaterEqual(len(entry), len(LAYER_LINES), "%s: %r" % (file_name, entry[0]))
+                for line, pattern in zip(entry, LAYER_LINES):
+                    self.assertRegex(line, pattern, "%s: %r" % (file_name, line))
+                optional = iter(OPTIONAL_LAYER_LINES)
+                for line in entry[len(LAYER_LINES):]:
+                    self.assertTrue(any(pattern.match(line) for pattern in optional),
+                                    "%s: %r is not an optional key in schema order" % (file_name, line))
 
     def test_layer_names_are_unique(self):
         for name, workload in WORKLOADS.items():
@@ -270,6 +426,10 @@ class EmittedFiles(unittest.TestCase):
                 self.assertEqual(layer.name, parsed["name"])
                 self.assertEqual("%d FLOP" % layer.backward_flops, parsed["backward_flops_per_sample"])
                 self.assertIs(layer.recomputed, parsed["recomputed"])
+                self.assertEqual(layer.tensor_parallel, parsed.get("tensor_parallel"))
+                for key, value in (("tp_comm_bytes_per_sample", layer.tp_comm_bytes),
+                                   ("cp_comm_bytes_per_sample", layer.cp_comm_bytes)):
+                    self.assertEqual(None if value is None else "%d B" % value, parsed.get(key))
 
 
 class Documentation(unittest.TestCase):
@@ -280,6 +440,21 @@ class Documentation(unittest.TestCase):
         self.assertIsNotNone(match, "docs/WORKLOADS.md lacks the generated totals markers")
         self.assertEqual(gen.summary_markdown(), match.group(1),
                          "refresh the table with generate_workloads.py --summary")
+
+    def test_workloads_doc_parallelism_table_is_current(self):
+        with open(os.path.join(REPO, "docs", "WORKLOADS.md"), encoding="utf-8") as f:
+            doc = f.read()
+        match = re.search(r"<!-- generated parallelism: begin -->\n(.*?)<!-- generated parallelism: end -->", doc, re.S)
+        self.assertIsNotNone(match, "docs/WORKLOADS.md lacks the generated parallelism markers")
+        self.assertEqual(gen.parallelism_markdown(), match.group(1),
+                         "refresh the table with generate_workloads.py --summary")
+
+    def test_schema_parallelism_example_is_an_excerpt_of_bert_large(self):
+        with open(os.path.join(REPO, "workloads", "SCHEMA.md"), encoding="utf-8") as f:
+            schema = f.read()
+        example = re.search(r"```yaml\n# \(an excerpt of bert-large\.yaml[^\n]*\n(.*?)```", schema, re.S)
+        self.assertIsNotNone(example, "workloads/SCHEMA.md lacks its tensor-parallel example")
+        self.assertIn(example.group(1), gen.render_all()["bert-large.yaml"])
 
     def test_schema_example_layer_is_an_excerpt_of_resnet50(self):
         with open(os.path.join(REPO, "workloads", "SCHEMA.md"), encoding="utf-8") as f:

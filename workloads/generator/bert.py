@@ -7,10 +7,12 @@ max_seq_length 512 and max_predictions_per_seq 76 from the reference's run_pretr
 Architecture: Devlin et al. 2019, Sec. 3 and Appendix A (post-LN encoder, MLM + NSP heads, the MLM
 output projection tied to the word embeddings; Hugging Face BertForPreTraining has the same layout).
 Optimizer: LAMB (You et al. 2020), the MLPerf reference optimizer.
+Tensor/context parallelism: Megatron-LM's BERT layout (Shoeybi et al. 2019, Sec. 3) on the encoder
+layers; embeddings, pooler, NSP and MLM heads stay replicated (workloads/SCHEMA.md).
 """
 
-from building_blocks import (MASK_BYTES, TRAINABLE, Cost, Workload, attention_core, bytes_per_element, elementwise,
-                             embedding, linear, make_layer, norm)
+from building_blocks import (MASK_BYTES, TRAINABLE, Cost, Workload, attention_core, bytes_per_element, column_parallel,
+                             context_parallel_kv, elementwise, embedding, linear, make_layer, norm, row_parallel)
 
 LAYERS = 24
 HIDDEN = 1024
@@ -26,22 +28,28 @@ NSP_CLASSES = 2
 
 def encoder_layer(prefix, s, b):
     """One post-LN encoder layer. Activations follow Korthikanti et al. 2022, Sec. 4.1:
-    attention 11sh + 5as^2, MLP 19sh, layer norms 4sh bytes (16-bit, with dropout masks)."""
+    attention 11sh + 5as^2, MLP 19sh, layer norms 4sh bytes (16-bit, with dropout masks).
+    Tensor parallelism as Megatron-LM: QKV, attention core and FFN up + GELU split (column), attention
+    output and FFN down split by input (row); each sub-block's input and output is s*h elements."""
     h, a, f = HIDDEN, HEADS, INTERMEDIATE
     m = MASK_BYTES
+    x = s * h * b   # the sub-block input (gradient all-reduced in backward) and output (all-reduced in forward)
     L = lambda name, kind, cost, saved, rec=True: make_layer(prefix + name, kind, cost, TRAINABLE, saved, rec)
     return [
         # Q, K, V are kept for the QK^T and AV backward.
-        L("attention.qkv", "linear", linear(s, h, 3 * h, bias=True), 3 * s * h * b),
+        column_parallel(L("attention.qkv", "linear", linear(s, h, 3 * h, bias=True), 3 * s * h * b), x),
         # softmax output (2as^2), dropout mask (as^2), dropout output (2as^2), context (2sh)
-        L("attention.core", "attention", attention_core(s, s, a, h // a) + elementwise("dropout", a * s * s),
-          (2 * b + m) * a * s * s + s * h * b),
-        L("attention.output", "linear", linear(s, h, h, bias=True) + elementwise("dropout", s * h), s * h * m),
+        context_parallel_kv(column_parallel(
+            L("attention.core", "attention", attention_core(s, s, a, h // a) + elementwise("dropout", a * s * s),
+              (2 * b + m) * a * s * s + s * h * b)), s, a, h // a, b),
+        row_parallel(L("attention.output", "linear", linear(s, h, h, bias=True) + elementwise("dropout", s * h),
+                       s * h * m), x),
         L("attention.residual", "elementwise", elementwise("add", s * h), s * h * b),   # layer norm input
         L("attention.norm", "norm", norm("layernorm", s * h, h), s * h * b),            # FFN input
-        L("ffn.up", "linear", linear(s, h, f, bias=True), s * f * b),                   # GELU input
-        L("ffn.gelu", "activation", elementwise("gelu", s * f), s * f * b),             # down-projection input
-        L("ffn.down", "linear", linear(s, f, h, bias=True) + elementwise("dropout", s * h), s * h * m),
+        column_parallel(L("ffn.up", "linear", linear(s, h, f, bias=True), s * f * b), x),   # GELU input
+        column_parallel(L("ffn.gelu", "activation", elementwise("gelu", s * f), s * f * b)),  # down-proj input
+        row_parallel(L("ffn.down", "linear", linear(s, f, h, bias=True) + elementwise("dropout", s * h), s * h * m),
+                     x),
         L("ffn.residual", "elementwise", elementwise("add", s * h), s * h * b),         # layer norm input
         # the layer output: the next layer's input and the checkpoint boundary
         L("output.norm", "norm", norm("layernorm", s * h, h), s * h * b, rec=False),

@@ -19,9 +19,12 @@ Conventions (workloads/SCHEMA.md states them for readers of the YAML):
   it. Under this convention the per-layer sums of a transformer block reproduce Korthikanti et al.
   2022, "Reducing Activation Recomputation in Large Transformer Models", Sec. 4.1, eq. (1):
   s*b*h*(34 + 5*a*s/h) bytes per layer in 16-bit precision.
+* Tensor and context parallelism (Megatron-LM) are annotations on a layer, not costs: they say how
+  the simulator may shard it and what it must communicate (column_parallel, row_parallel,
+  context_parallel_kv below; workloads/SCHEMA.md, "Tensor and context parallelism").
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: Backward modes of a layer (see backward_factor).
 TRAINABLE = "trainable"        # its weights receive gradients
@@ -29,6 +32,11 @@ FROZEN = "frozen"              # no weight gradients, but the input gradient is 
 FORWARD_ONLY = "forward_only"  # nothing trainable upstream: no backward at all
 
 MODES = (TRAINABLE, FROZEN, FORWARD_ONLY)
+
+#: Megatron-LM tensor-parallel modes (Shoeybi et al. 2019, Sec. 3). A layer without one is replicated
+#: on every tensor-parallel rank.
+COLUMN = "column"  # split along its output dimension (or heads, or the split hidden of an MLP): no communication
+ROW = "row"        # split along its input dimension: partial outputs are all-reduced in forward
 
 #: Layer kinds accepted by the schema (spec: workloads/<name>.yaml).
 KINDS = ("embedding", "conv", "linear", "attention", "norm", "activation", "pool",
@@ -97,6 +105,11 @@ class Layer:
     activation_bytes: int
     recomputed: bool
     matmul_flops: int  # the 2 x MACs part of forward_flops; not written to YAML, used by tests and docs
+    # Optional parallelism annotations (None: key omitted from the YAML).
+    tensor_parallel: str = None  # COLUMN, ROW or None (replicated)
+    tp_comm_bytes: int = None    # row: forward all-reduce of the output; first column of a sub-block:
+                                 # backward all-reduce of the input gradient
+    cp_comm_bytes: int = None    # attention core: K and V that context parallelism all-gathers
 
 
 @dataclass(frozen=True)
@@ -218,6 +231,33 @@ def unused_weights_layer(name, frozen_params):
     """Weights that are loaded (and occupy memory) but take no part in the training step."""
     return Layer(name=name, kind="other", trainable_params=0, frozen_params=frozen_params, forward_flops=0,
                  backward_flops=0, activation_bytes=0, recomputed=False, matmul_flops=0)
+
+
+def column_parallel(layer, input_gradient_bytes=None):
+    """Mark a layer of the split region of a Megatron sub-block (Shoeybi et al. 2019, Sec. 3, Fig. 3):
+    a column-parallel linear (output features split), the attention core (heads split) or the
+    elementwise op between a column and a row linear (GELU/SwiGLU/GEGLU on the split hidden).
+    `input_gradient_bytes` is given on the first column layer of a sub-block only: the sub-block's input
+    (s*h elements) whose gradient Megatron's `f` operator all-reduces in backward. Leave it out when the
+    layer has no backward (nothing trainable upstream: no input gradient, no all-reduce)."""
+    assert layer.tensor_parallel is None, layer.name
+    assert input_gradient_bytes is None or (input_gradient_bytes > 0 and layer.backward_flops > 0), layer.name
+    return replace(layer, tensor_parallel=COLUMN, tp_comm_bytes=input_gradient_bytes)
+
+
+def row_parallel(layer, output_bytes):
+    """Mark a row-parallel linear: input features split, the partial outputs (s*h elements, the
+    sub-block's output) all-reduced in forward by Megatron's `g` operator (Shoeybi et al. 2019, Fig. 3)."""
+    assert layer.tensor_parallel is None and output_bytes > 0, layer.name
+    return replace(layer, tensor_parallel=ROW, tp_comm_bytes=output_bytes)
+
+
+def context_parallel_kv(layer, tokens, kv_heads, head_dim, element_bytes):
+    """K and V of a self-attention core, which context parallelism all-gathers over the sequence in
+    forward (and re-gathers, then reduce-scatters as gradients, in backward): tokens * 2 * kv_heads *
+    head_dim elements (Megatron-Core context_parallel guide; Liu et al. 2023, "Ring Attention")."""
+    assert layer.kind == "attention" and layer.cp_comm_bytes is None, layer.name
+    return replace(layer, cp_comm_bytes=tokens * 2 * kv_heads * head_dim * element_bytes)
 
 
 def bytes_per_element(precision):

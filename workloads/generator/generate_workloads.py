@@ -3,7 +3,7 @@
 
     /usr/bin/python3 workloads/generator/generate_workloads.py --out workloads/           # write
     /usr/bin/python3 workloads/generator/generate_workloads.py --out workloads/ --check   # compare only
-    /usr/bin/python3 workloads/generator/generate_workloads.py --summary                  # totals table
+    /usr/bin/python3 workloads/generator/generate_workloads.py --summary                  # docs tables
 
 Every layer is derived from the models' hyper-parameters (one module per model); nothing is typed
 in as a total. Python 3 standard library only. Conventions: workloads/SCHEMA.md; sources and totals:
@@ -43,6 +43,12 @@ def totals(workload):
         "activation_bytes": sum(l.activation_bytes for l in layers),
         "checkpointed_activation_bytes": sum(l.activation_bytes for l in layers if not l.recomputed),
         "layers": len(layers),
+        "column_layers": sum(1 for l in layers if l.tensor_parallel == "column"),
+        "row_layers": sum(1 for l in layers if l.tensor_parallel == "row"),
+        # Megatron's g (forward all-reduce on row layers) and f (backward all-reduce on column layers)
+        "tp_forward_bytes": sum(l.tp_comm_bytes or 0 for l in layers if l.tensor_parallel == "row"),
+        "tp_backward_bytes": sum(l.tp_comm_bytes or 0 for l in layers if l.tensor_parallel == "column"),
+        "cp_bytes": sum(l.cp_comm_bytes or 0 for l in layers),
     }
 
 
@@ -55,7 +61,11 @@ def totals_comment(workload):
         % (t["forward_flops"], t["matmul_flops"], t["backward_flops"]),
         "  activations %d B, of which %d B are kept under activation checkpointing"
         % (t["activation_bytes"], t["checkpointed_activation_bytes"]),
-    ]
+    ] + ([
+        "  tensor parallel: %d B all-reduced in forward (row layers), %d B in backward (column layers);"
+        % (t["tp_forward_bytes"], t["tp_backward_bytes"]),
+        "  context parallel: %d B of K/V gathered per forward" % t["cp_bytes"],
+    ] if t["row_layers"] else [])
 
 
 def file_name(workload):
@@ -84,12 +94,28 @@ def summary_markdown():
     return "\n".join(rows) + "\n"
 
 
+def parallelism_markdown():
+    """The tensor/context-parallel table of docs/WORKLOADS.md (between its 'generated parallelism' markers)."""
+    rows = [
+        "| workload | column layers | row layers | TP forward all-reduce MB/sample | TP backward all-reduce MB/sample "
+        "| CP K/V all-gather MB/sample |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for w in all_workloads():
+        t = totals(w)
+        rows.append("| %s | %d | %d | %s | %s | %s |" % (
+            w.name, t["column_layers"], t["row_layers"], format(t["tp_forward_bytes"] / 1e6, ",.1f"),
+            format(t["tp_backward_bytes"] / 1e6, ",.1f"), format(t["cp_bytes"] / 1e6, ",.1f")))
+    return "\n".join(rows) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="directory to write <workload>.yaml files into")
     parser.add_argument("--check", action="store_true",
                         help="with --out: compare the files with a fresh generation instead of writing them")
-    parser.add_argument("--summary", action="store_true", help="print the totals table (markdown)")
+    parser.add_argument("--summary", action="store_true",
+                        help="print the totals table and the parallelism table of docs/WORKLOADS.md (markdown)")
     args = parser.parse_args(argv)
     if not args.out and not args.summary:
         parser.error("nothing to do: give --out DIR and/or --summary")
@@ -114,7 +140,7 @@ def main(argv=None):
                 with open(path, "w", encoding="utf-8", newline="\n") as f:
                     f.write(text)
     if args.summary:
-        sys.stdout.write(summary_markdown())
+        sys.stdout.write(summary_markdown() + "\n" + parallelism_markdown())
     return status
 
 

@@ -11,10 +11,14 @@ scripts/train.py): max_seq_len 8192, LoRA r=16, alpha=32, dropout 0.1 on target 
 AdamW. Hu et al. 2021, "LoRA", Sec. 4: an adapter on W (d_out x d_in) has r*(d_in + d_out) weights.
 The base model is frozen; gradients still flow through every decoder layer to reach the adapters
 of the lower layers (Hugging Face's enable_input_require_grads makes them reach layer 0's input).
+Tensor/context parallelism: Megatron-LM's GPT layout (Shoeybi et al. 2019, Sec. 3) on the decoder
+layers, LoRA adapters following their base layer; the token embedding, final norm, lm_head and loss
+stay replicated (workloads/SCHEMA.md).
 """
 
 from building_blocks import (FORWARD_ONLY, FP32_BYTES, FROZEN, MASK_BYTES, Workload, attention_core,
-                             bytes_per_element, elementwise, embedding, linear, lora_linear_layer, make_layer, norm)
+                             bytes_per_element, column_parallel, context_parallel_kv, elementwise, embedding, linear,
+                             lora_linear_layer, make_layer, norm, row_parallel)
 
 LAYERS = 80
 HIDDEN = 8192
@@ -38,27 +42,40 @@ def lora_saved_bytes(s, d_in, b):
 
 
 def decoder_layer(prefix, s, b):
+    """One pre-RMSNorm decoder layer. Tensor parallelism as Megatron-LM's GPT: the fused QKV (split by
+    query groups, so the degree must divide the 8 KV heads), the attention core, gate/up and SwiGLU are
+    column-parallel, o_proj and down_proj row-parallel. The LoRA adapters follow their base layer with
+    every adapter weight split t ways (t must divide the rank 16): on qkv_proj (column) lora_A is split
+    along the rank and sees the replicated input, its s x r output is all-gathered, lora_B is split with
+    the base output; on o_proj (row) lora_A is split with the base input, its partial s x r output is
+    reduce-scattered over the rank, and lora_B, split along the rank, adds a partial output that the
+    base layer's all-reduce sums. The s*r adapter collectives (r/h = 0.2 % of the s*h all-reduce) are
+    not in tp_comm_bytes_per_sample; qkv's LoRA dropout acts on the replicated input and stays whole."""
     h, kv, f = HIDDEN, KV_HEADS * HEAD_DIM, INTERMEDIATE
     (qkv_name, qkv_in, qkv_out), (o_name, o_in, o_out) = LORA_TARGETS
+    x = s * h * b   # the sub-block input (gradient all-reduced in backward) and output (all-reduced in forward)
     L = lambda name, kind, cost, saved, rec=True: make_layer(prefix + name, kind, cost, FROZEN, saved, rec)
     return [
         # RMSNorm's output is not kept: the frozen base needs none and LoRA keeps its own dropout output.
         L("input-norm", "norm", norm("rmsnorm", s * h, h), 0),
         # keeps the LoRA tensors and the rotated Q, K and V for FlashAttention's backward
-        lora_linear_layer(prefix + qkv_name, s, qkv_in, qkv_out, LORA_RANK,
-                          lora_saved_bytes(s, qkv_in, b) + s * qkv_out * b, recomputed=True),
+        column_parallel(lora_linear_layer(prefix + qkv_name, s, qkv_in, qkv_out, LORA_RANK,
+                                          lora_saved_bytes(s, qkv_in, b) + s * qkv_out * b, recomputed=True), x),
         # causal FlashAttention: output O and the fp32 log-sum-exp per head and query (Dao 2023, Alg. 1)
-        L("self-attn.core", "attention",
-          attention_core(s, s, HEADS, HEAD_DIM, causal=True) + elementwise("rope", s * (h + kv)),
-          s * h * b + HEADS * s * FP32_BYTES),
-        lora_linear_layer(prefix + o_name, s, o_in, o_out, LORA_RANK, lora_saved_bytes(s, o_in, b),
-                          recomputed=True),
+        context_parallel_kv(column_parallel(
+            L("self-attn.core", "attention",
+              attention_core(s, s, HEADS, HEAD_DIM, causal=True) + elementwise("rope", s * (h + kv)),
+              s * h * b + HEADS * s * FP32_BYTES)), s, KV_HEADS, HEAD_DIM, b),
+        row_parallel(lora_linear_layer(prefix + o_name, s, o_in, o_out, LORA_RANK, lora_saved_bytes(s, o_in, b),
+                                       recomputed=True), x),
         L("attn-residual", "elementwise", elementwise("add", s * h), s * h * b),       # RMSNorm input
         L("post-attention-norm", "norm", norm("rmsnorm", s * h, h), 0),
-        L("mlp.gate-proj", "linear", linear(s, h, f, bias=False), s * f * b),         # SwiGLU input
-        L("mlp.up-proj", "linear", linear(s, h, f, bias=False), s * f * b),           # SwiGLU input
-        L("mlp.act", "activation", elementwise("swiglu", s * f), 0),                  # frozen down-proj needs none
-        L("mlp.down-proj", "linear", linear(s, f, h, bias=False), 0),
+        # gate and up share the input: one backward all-reduce of the summed input gradient (Megatron
+        # fuses them into linear_fc1)
+        column_parallel(L("mlp.gate-proj", "linear", linear(s, h, f, bias=False), s * f * b), x),  # SwiGLU input
+        column_parallel(L("mlp.up-proj", "linear", linear(s, h, f, bias=False), s * f * b)),       # SwiGLU input
+        column_parallel(L("mlp.act", "activation", elementwise("swiglu", s * f), 0)),  # frozen down-proj needs none
+        row_parallel(L("mlp.down-proj", "linear", linear(s, f, h, bias=False), 0), x),
         # the layer output: next layer's input and the checkpoint boundary
         L("mlp-residual", "elementwise", elementwise("add", s * h), s * h * b, rec=False),
     ]

@@ -18,10 +18,14 @@ Sources:
 The frozen encoders run forward only: nothing upstream of them is trainable.
 Attention uses a memory-efficient kernel (xformers / FlashAttention, which the reference and the
 submissions use), so the attention core keeps its output and the log-sum-exp, not the probabilities.
+Tensor/context parallelism: Megatron-LM's layout (Shoeybi et al. 2019, Sec. 3) on the attention and
+feed-forward linears of the UNet's BasicTransformerBlocks and of the text encoder's blocks; convolutions,
+norms, the transformer's proj_in/proj_out and the time embedding stay replicated (workloads/SCHEMA.md).
 """
 
 from building_blocks import (FORWARD_ONLY, FP32_BYTES, TRAINABLE, Cost, Workload, attention_core, bytes_per_element,
-                             conv2d, elementwise, embedding, linear, make_layer, norm, unused_weights_layer)
+                             column_parallel, context_parallel_kv, conv2d, elementwise, embedding, linear, make_layer,
+                             norm, row_parallel, unused_weights_layer)
 
 IMAGE_SIZE = 512
 LATENT_CHANNELS = 4
@@ -75,32 +79,41 @@ def unet_res_block(prefix, c_in, c_out, edge, b):
 
 def unet_spatial_transformer(prefix, c, edge, b):
     """attention.SpatialTransformer (linear projections, depth 1). Only the BasicTransformerBlock is
-    checkpointed; the norm, projections and the outer residual stay outside the checkpoint."""
+    checkpointed; the norm, projections and the outer residual stay outside the checkpoint.
+    Tensor parallelism on the block's three sub-blocks (self-attention, cross-attention, GEGLU
+    feed-forward), each with n*c-element input and output; proj_in/proj_out stay replicated."""
     n = edge * edge                       # tokens
     heads = c // HEAD_CHANNELS
     f = GEGLU_MULT * c
     k = TEXT_TOKENS
     lse = heads * n * FP32_BYTES          # log-sum-exp per head and query
+    x = c * n * b                         # a sub-block's input and output
     L = lambda name, kind, cost, saved, rec: make_layer(prefix + name, kind, cost, TRAINABLE, saved, rec)
     B = lambda name, kind, cost, saved, rec=True: L("block." + name, kind, cost, saved, rec)
     return [
         L("norm-in", "norm", norm("groupnorm", c * n, c), c * n * b, False),
         L("proj-in", "linear", linear(n, c, c, bias=True), c * n * b, False),
         B("norm1", "norm", norm("layernorm", c * n, c), c * n * b),
-        B("attn1.qkv", "linear", linear(n, c, 3 * c, bias=False), 3 * c * n * b),
-        B("attn1.core", "attention", attention_core(n, n, heads, HEAD_CHANNELS), c * n * b + lse),
-        B("attn1.out", "linear", linear(n, c, c, bias=True), 0),
+        column_parallel(B("attn1.qkv", "linear", linear(n, c, 3 * c, bias=False), 3 * c * n * b), x),
+        context_parallel_kv(column_parallel(
+            B("attn1.core", "attention", attention_core(n, n, heads, HEAD_CHANNELS), c * n * b + lse)),
+            n, heads, HEAD_CHANNELS, b),
+        row_parallel(B("attn1.out", "linear", linear(n, c, c, bias=True), 0), x),
         B("attn1-residual", "elementwise", elementwise("add", c * n), c * n * b),
         B("norm2", "norm", norm("layernorm", c * n, c), c * n * b),
-        B("attn2.q", "linear", linear(n, c, c, bias=False), c * n * b),
-        B("attn2.kv", "linear", linear(k, CONTEXT_DIM, 2 * c, bias=False), 2 * c * k * b),
-        B("attn2.core", "attention", attention_core(n, k, heads, HEAD_CHANNELS), c * n * b + lse),
-        B("attn2.out", "linear", linear(n, c, c, bias=True), 0),
+        column_parallel(B("attn2.q", "linear", linear(n, c, c, bias=False), c * n * b), x),
+        # K/V of the 77-token context: split by heads; their input (the replicated context of a frozen
+        # encoder) needs no gradient, so no all-reduce
+        column_parallel(B("attn2.kv", "linear", linear(k, CONTEXT_DIM, 2 * c, bias=False), 2 * c * k * b)),
+        # cross-attention: every context-parallel rank computes the context's K/V itself, nothing to gather
+        column_parallel(B("attn2.core", "attention", attention_core(n, k, heads, HEAD_CHANNELS), c * n * b + lse)),
+        row_parallel(B("attn2.out", "linear", linear(n, c, c, bias=True), 0), x),
         B("attn2-residual", "elementwise", elementwise("add", c * n), c * n * b),
         B("norm3", "norm", norm("layernorm", c * n, c), c * n * b),
-        B("ff.proj", "linear", linear(n, c, 2 * f, bias=True), 2 * f * n * b),   # both GEGLU halves
-        B("ff.geglu", "activation", elementwise("geglu", f * n), f * n * b),
-        B("ff.out", "linear", linear(n, f, c, bias=True), 0),
+        # both GEGLU halves; the split takes matching columns of each half, so GEGLU stays local
+        column_parallel(B("ff.proj", "linear", linear(n, c, 2 * f, bias=True), 2 * f * n * b), x),
+        column_parallel(B("ff.geglu", "activation", elementwise("geglu", f * n), f * n * b)),
+        row_parallel(B("ff.out", "linear", linear(n, f, c, bias=True), 0), x),
         B("ff-residual", "elementwise", elementwise("add", c * n), c * n * b, rec=False),
         L("proj-out", "linear", linear(n, c, c, bias=True), 0, False),
         L("residual", "elementwise", elementwise("add", c * n), c * n * b, False),
@@ -173,18 +186,23 @@ def text_encoder(b):
     F = lambda name, kind, cost, saved=0: make_layer("text-encoder." + name, kind, cost, FORWARD_ONLY, saved, False)
     layers = [F("token-embedding", "embedding",
                 embedding(TEXT_VOCAB, h) + embedding(s, h) + elementwise("add", s * h))]
+    # Tensor parallelism as the UNet's blocks, forward only: the row layers' all-reduces happen, the
+    # column layers' backward all-reduces do not (no input gradient is computed).
+    x = s * h * b
     for i in range(TEXT_LAYERS_RUN):
         p = "blocks.%d." % i
         layers += [
             F(p + "ln1", "norm", norm("layernorm", s * h, h)),
-            F(p + "attn.qkv", "linear", linear(s, h, 3 * h, bias=True)),
-            F(p + "attn.core", "attention", attention_core(s, s, TEXT_HEADS, h // TEXT_HEADS, causal=True)),
-            F(p + "attn.out", "linear", linear(s, h, h, bias=True)),
+            column_parallel(F(p + "attn.qkv", "linear", linear(s, h, 3 * h, bias=True))),
+            context_parallel_kv(column_parallel(
+                F(p + "attn.core", "attention", attention_core(s, s, TEXT_HEADS, h // TEXT_HEADS, causal=True))),
+                s, TEXT_HEADS, h // TEXT_HEADS, b),
+            row_parallel(F(p + "attn.out", "linear", linear(s, h, h, bias=True)), x),
             F(p + "attn-residual", "elementwise", elementwise("add", s * h)),
             F(p + "ln2", "norm", norm("layernorm", s * h, h)),
-            F(p + "mlp.fc", "linear", linear(s, h, f, bias=True)),
-            F(p + "mlp.gelu", "activation", elementwise("gelu", s * f)),
-            F(p + "mlp.proj", "linear", linear(s, f, h, bias=True)),
+            column_parallel(F(p + "mlp.fc", "linear", linear(s, h, f, bias=True))),
+            column_parallel(F(p + "mlp.gelu", "activation", elementwise("gelu", s * f))),
+            row_parallel(F(p + "mlp.proj", "linear", linear(s, f, h, bias=True)), x),
             F(p + "mlp-residual", "elementwise", elementwise("add", s * h)),
         ]
     unused_block = (norm("layernorm", s * h, h) + linear(s, h, 3 * h, True) + linear(s, h, h, True)

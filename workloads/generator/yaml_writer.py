@@ -1,7 +1,9 @@
 """Hand-written YAML for workload traces (the generator must run without PyYAML).
 
 Emits exactly the keys of the schema (spec: workloads/<name>.yaml), in its order; dimensioned values
-are quoted strings "<integer> FLOP" / "<integer> B"; counts are plain integers.
+are quoted strings "<integer> FLOP" / "<integer> B"; counts are plain integers. The optional
+parallelism keys (tensor_parallel, tp_comm_bytes_per_sample, cp_comm_bytes_per_sample) follow
+`recomputed` and are omitted where they do not apply.
 """
 
 import re
@@ -12,6 +14,7 @@ NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 BENCHMARKS = ("bert", "llama2_70b_lora", "retinanet", "stable_diffusion", "resnet")
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 OPTIMIZERS = ("adam", "lamb", "sgd_momentum")
+TENSOR_PARALLEL = ("column", "row")
 #: Plain scalars YAML 1.1/1.2 would not read as strings.
 _RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"}
 
@@ -32,6 +35,29 @@ def _integer(value):
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError("expected a non-negative integer, got %r" % (value,))
     return str(value)
+
+
+def _parallelism_lines(layer):
+    """The optional keys of one layer, after checking the combinations SCHEMA.md allows."""
+    lines = []
+    if layer.tensor_parallel is not None:
+        if layer.tensor_parallel not in TENSOR_PARALLEL:
+            raise ValueError("%s: tensor_parallel must be column or row, got %r" % (layer.name, layer.tensor_parallel))
+        lines.append("      tensor_parallel: " + layer.tensor_parallel)
+    if layer.tp_comm_bytes is not None:
+        if layer.tensor_parallel is None or layer.tp_comm_bytes == 0:
+            raise ValueError("%s: tp_comm_bytes_per_sample needs a tensor_parallel layer and a positive size"
+                             % layer.name)
+        lines.append('      tp_comm_bytes_per_sample: "%s B"' % _integer(layer.tp_comm_bytes))
+    elif layer.tensor_parallel == "row":
+        raise ValueError("%s: a row-parallel layer all-reduces its output: tp_comm_bytes_per_sample is missing"
+                         % layer.name)
+    if layer.cp_comm_bytes is not None:
+        if layer.kind != "attention" or layer.cp_comm_bytes == 0:
+            raise ValueError("%s: cp_comm_bytes_per_sample belongs on an attention layer, with a positive size"
+                             % layer.name)
+        lines.append('      cp_comm_bytes_per_sample: "%s B"' % _integer(layer.cp_comm_bytes))
+    return lines
 
 
 def render(workload, totals_comment):
@@ -68,4 +94,5 @@ def render(workload, totals_comment):
             '      activation_bytes_per_sample: "%s B"' % _integer(layer.activation_bytes),
             "      recomputed: " + ("true" if layer.recomputed else "false"),
         ]
+        out += _parallelism_lines(layer)
     return "\n".join(out) + "\n"
