@@ -8,6 +8,9 @@ namespace gpuscale::app {
 
 void add_run_command(CLI::App& app);
 void add_platform_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
+void add_frontier_command(CLI::App& app);
 
 /// The version string recorded in results files.
 const char* gpuscale_version();

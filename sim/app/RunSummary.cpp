@@ -39,6 +39,31 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const Sc
                      format_bytes(r.bytes_sent_per_gpu));
   out += fmt::format("  exposed comm.  {} ({:.1f}% of the iteration)\n", format_seconds(r.exposed_comm_s),
                      r.iter_time_s > 0 ? 100.0 * r.exposed_comm_s / r.iter_time_s : 0.0);
+  if (outcome.host) {
+    const auto& h = *outcome.host;
+    out += fmt::format("host       {} input pipeline: {:.0f} samples/s per GPU possible, {:.0f} needed, "
+                       "{:.0f}% of the loader cores busy{}\n",
+                       resolved.host_input->pipeline, h.max_samples_per_s, h.gpu_samples_per_s,
+                       100 * h.host_utilisation,
+                       h.input_bound ? fmt::format(" -> INPUT BOUND, step stretched to {}",
+                                                   format_seconds(r.effective_iter_time_s))
+                                     : "");
+  }
+  if (outcome.time_to_train) {
+    const auto& t = *outcome.time_to_train;
+    out += fmt::format("time to train {:.2f} min: training {:.2f} min ({:.0f} steps, {:.3g} samples to converge), "
+                       "evaluation {:.2f} min ({:.1f} evaluations), run-start overhead {:.2f} min\n",
+                       t.total_min, t.training_min, t.iterations, t.samples_to_converge, t.evaluation_min,
+                       t.evaluations, t.overhead_min);
+    if (t.extrapolated) {
+      const auto curve = resolved.convergence->curve();
+      out += fmt::format("  note: global batch {} lies outside the reference convergence points [{}, {}]; "
+                         "samples to converge taken from the nearest one\n",
+                         r.global_batch_size, curve.min_global_batch_size(), curve.max_global_batch_size());
+    }
+  } else {
+    out += "time to train: no convergence table for this workload (iteration figures only)\n";
+  }
   out += fmt::format("simgrid    {}\n", r.simgrid_config);
   return out;
 }

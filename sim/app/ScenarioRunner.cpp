@@ -59,6 +59,48 @@ void record_hardware_figures(const model::Platform& platform, int gpus, model::P
   r.host_cores_per_gpu = cores_sum / counted;
 }
 
+/// The host side (can the CPUs feed the GPUs at the simulated pace?) and, from the stretched
+/// iteration time, the MLPerf-style time to train.
+void add_host_and_time_to_train(const model::ResolvedScenario& resolved, ScenarioOutcome& outcome)
+{
+  auto& r = outcome.record;
+  const auto& s = resolved.scenario;
+  r.effective_iter_time_s = r.iter_time_s;
+  if (resolved.host_input && r.iter_time_s > 0) {
+    const model::HostInputModel host(*resolved.host_input);
+    // Every GPU of a replica consumes the replica's micro-batches (TP/CP ranks read the same samples).
+    const double samples_per_gpu_s = s.global_batch_size / (r.iter_time_s * s.data_parallel());
+    double worst_slowdown = 1;
+    int remaining = s.gpus;
+    for (std::size_t g = 0; g < resolved.platform.node_groups.size() && remaining > 0; ++g) {
+      const auto& node = resolved.platform.node_type_of_group(g);
+      const auto load = host.evaluate(node, samples_per_gpu_s);
+      if (load.slowdown >= worst_slowdown) {
+        worst_slowdown = load.slowdown;
+        outcome.host = load;
+      }
+      remaining -= node.gpus_per_node * resolved.platform.node_groups[g].count;
+    }
+    if (outcome.host) {
+      r.input_bound = outcome.host->input_bound ? 1 : 0;
+      r.host_utilisation = outcome.host->host_utilisation;
+      r.host_max_samples_per_s = outcome.host->max_samples_per_s;
+      r.effective_iter_time_s = r.iter_time_s * outcome.host->slowdown;
+    }
+  }
+  if (resolved.convergence && r.effective_iter_time_s > 0) {
+    outcome.time_to_train =
+        model::estimate_time_to_train(*resolved.convergence, {r.effective_iter_time_s, s.global_batch_size});
+    const auto& t = *outcome.time_to_train;
+    r.time_to_train_min = t.total_min;
+    r.ttt_training_min = t.training_min;
+    r.ttt_evaluation_min = t.evaluation_min;
+    r.ttt_overhead_min = t.overhead_min;
+    r.samples_to_converge = t.samples_to_converge;
+    r.convergence_extrapolated = t.extrapolated ? 1 : 0;
+  }
+}
+
 } // namespace
 
 ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isolated)
@@ -128,6 +170,7 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.comm_time_s = it.comm_time_s;
   r.exposed_comm_s = it.exposed_comm_s;
   r.bytes_sent_per_gpu = it.bytes_sent_per_gpu;
+  add_host_and_time_to_train(resolved, outcome);
   return outcome;
 }
 

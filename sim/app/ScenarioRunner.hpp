@@ -5,6 +5,7 @@
 #include "sim/engine/IterationSimulator.hpp"
 #include "sim/engine/MemoryModel.hpp"
 #include "sim/model/Scenario.hpp"
+#include "sim/model/TimeToTrain.hpp"
 #include "sim/results/RunRecord.hpp"
 
 #include <optional>
@@ -16,6 +17,8 @@ struct ScenarioOutcome {
   engine::MemoryEstimate memory; ///< of the GPU type with the least headroom
   std::string tightest_gpu;
   std::optional<engine::IterationResult> iteration; ///< absent when infeasible
+  std::optional<model::HostInputLoad> host;         ///< the node type whose host CPUs are most loaded
+  std::optional<model::TimeToTrain> time_to_train;  ///< with a convergence table
 };
 
 /// `isolated`: run the simulation in a child process (needed when the caller runs several).

@@ -1,6 +1,7 @@
 /// gpuscale: simulate distributed GPU training on SimGrid before booking hardware.
 /// The only place that chooses exit codes: 0 success, 1 runtime failure, 2 bad input or usage.
 
+#include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/results/ResultsFile.hpp"
@@ -17,10 +18,16 @@ int main(int argc, char** argv)
   app.require_subcommand(1);
   gpuscale::app::add_run_command(app);
   gpuscale::app::add_platform_command(app);
+  gpuscale::app::add_sweep_command(app);
+  gpuscale::app::add_merge_command(app);
+  gpuscale::app::add_frontier_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const gpuscale::app::CommandExit& e) {
+    std::fprintf(stderr, "gpuscale: %s\n", e.what());
+    return e.status();
   } catch (const gpuscale::config::ConfigError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     std::fprintf(stderr, "gpuscale: %zu error(s); nothing was written\n", e.diagnostics().size());

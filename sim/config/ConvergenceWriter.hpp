@@ -18,7 +18,7 @@ struct ConvergenceRegeneration {
   std::string rcp_json_path;      ///< e.g. ../shared/mlperf/rcps/training_4.1.0/rcps_bert.json
   std::string benchmark;          ///< gpuscale's benchmark name; must equal the template's
   /// Table whose hand-maintained fields (unit, dataset size, evaluation, overhead, source) are kept;
-  /// normally the committed table itself. Empty: the output path.
+  /// normally the committed table itself. write_convergence_yaml reads the output path when empty.
   std::string template_yaml_path;
 };
 

@@ -1,5 +1,7 @@
 #include "sim/config/ScenarioReader.hpp"
 
+#include "sim/config/ConvergenceReader.hpp"
+#include "sim/config/HostInputReader.hpp"
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/config/ScenarioMappingReader.hpp"
@@ -85,6 +87,45 @@ void check_consistency(const model::ResolvedScenario& resolved, MappingReader& s
   (void)diagnostics;
 }
 
+/// The benchmark's convergence table and host data-pipeline cost, from the scenario's `convergence`
+/// key or next to the workload (<workload dir>/convergence/<benchmark>.yaml,
+/// <workload dir>/host_input/host_input.yaml). Both are optional: without them a run reports the
+/// iteration only.
+void read_training_tables(model::ResolvedScenario& resolved, MappingReader& scenario,
+                          const std::optional<std::string>& convergence_key, Diagnostics& diagnostics)
+{
+  auto& s = resolved.scenario;
+  const std::string benchmark = resolved.workload.benchmark;
+  const fs::path workload_dir = fs::path(s.workload_path).parent_path();
+  if (convergence_key) {
+    s.convergence_path = resolve(scenario.file(), *convergence_key);
+    if (!fs::exists(s.convergence_path)) {
+      scenario.error("convergence", "convergence file '" + s.convergence_path + "' does not exist");
+      return;
+    }
+  } else if (!benchmark.empty() && fs::exists(workload_dir / "convergence" / (benchmark + ".yaml"))) {
+    s.convergence_path = (workload_dir / "convergence" / (benchmark + ".yaml")).lexically_normal().string();
+  }
+  try {
+    if (!s.convergence_path.empty())
+      resolved.convergence = read_convergence(s.convergence_path);
+    const fs::path host_file = workload_dir / "host_input" / "host_input.yaml";
+    if (!benchmark.empty() && fs::exists(host_file)) {
+      const auto costs = read_host_input(host_file.string());
+      if (const auto* cost = model::find_host_input_cost(costs, benchmark, s.input_pipeline))
+        resolved.host_input = *cost;
+      else if (!s.input_pipeline.empty())
+        scenario.error("input_pipeline", "no host pipeline '" + s.input_pipeline + "' for benchmark '" + benchmark +
+                                             "' in " + host_file.string());
+    } else if (!s.input_pipeline.empty()) {
+      scenario.error("input_pipeline", "no host pipeline table next to the workload (" + host_file.string() + ")");
+    }
+  } catch (const ConfigError& e) {
+    for (const auto& d : e.diagnostics())
+      diagnostics.add(d);
+  }
+}
+
 } // namespace
 
 model::ResolvedScenario read_scenario(const std::string& path)
@@ -134,6 +175,8 @@ model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, c
   s.zero3_prefetch_params =
       static_cast<double>(scenario.integer("zero3_prefetch_params", 1, 1'000'000'000'000LL, Presence::Optional)
                               .value_or(static_cast<long long>(s.zero3_prefetch_params)));
+  auto convergence_path = scenario.text("convergence", Presence::Optional);
+  s.input_pipeline = scenario.text("input_pipeline", Presence::Optional).value_or("");
   if (auto efficiency = scenario.child("efficiency", Presence::Optional))
     read_efficiency(MappingReader(*efficiency, path, "/scenario/efficiency", diagnostics), s.efficiency);
   if (auto simgrid = scenario.child("simgrid", Presence::Optional))
@@ -167,8 +210,10 @@ model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, c
       references_ok = false;
     }
   }
-  if (references_ok)
+  if (references_ok) {
     check_consistency(resolved, scenario, diagnostics);
+    read_training_tables(resolved, scenario, convergence_path, diagnostics);
+  }
   scenario.finish();
   diagnostics.throw_if_any();
   return resolved;

@@ -29,9 +29,7 @@ struct ConvergenceEstimate {
 ///
 /// for b_i <= b <= b_{i+1}: a power law between neighbours, exact at the points, and monotone
 /// between any two neighbours (it need not be monotone overall: RCPs are noisy, e.g. BERT at
-/// batch 448 converges in fewer samples than at 256). MLPerf's rcp_checker itself interpolates
-/// linearly in the batch size between neighbouring RCPs; the two differ by well under the RCP
-/// spread for the published tables.
+/// batch 448 converges in fewer samples than at 256).
 class ConvergenceCurve {
 public:
   /// `points_in_samples`: batch sizes strictly increasing and positive, values positive and finite.

@@ -1,6 +1,8 @@
 #pragma once
 /// One what-if run: a platform, a workload, and how the training job is laid out on it.
 
+#include "sim/model/ConvergenceTable.hpp"
+#include "sim/model/HostInputModel.hpp"
 #include "sim/model/Platform.hpp"
 #include "sim/model/Precision.hpp"
 #include "sim/model/WorkloadTrace.hpp"
@@ -53,6 +55,8 @@ struct Scenario {
   bool activation_checkpointing = false;
   Efficiency efficiency;
   SimgridNetworkConfig simgrid;
+  std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists
+  std::string input_pipeline;   ///< host data pipeline; "": the first listed for the benchmark
 
   /// Data-parallel degree: model replicas.
   int data_parallel() const { return gpus / (tensor_parallel * context_parallel); }
@@ -65,6 +69,8 @@ struct ResolvedScenario {
   Scenario scenario;
   Platform platform;
   WorkloadTrace workload;
+  std::optional<ConvergenceTable> convergence; ///< absent: no time to train, only iteration figures
+  std::optional<HostInputCost> host_input;     ///< absent: the host side is not modelled
 
   Precision precision() const { return scenario.precision.value_or(workload.precision); }
 };

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,8 +37,10 @@ struct SweepPoint {
   std::shared_ptr<const Platform> platform;
   std::shared_ptr<const WorkloadTrace> workload;
   std::string scenario_text; ///< YAML of the equivalent single scenario (paths relative to the sweep file)
+  std::optional<ConvergenceTable> convergence; ///< the workload's, when it has one
+  std::optional<HostInputCost> host_input;
 
-  ResolvedScenario resolve() const { return {scenario, *platform, *workload}; }
+  ResolvedScenario resolve() const { return {scenario, *platform, *workload, convergence, host_input}; }
 };
 
 /// A sweep file, expanded and checked.

@@ -86,6 +86,16 @@ const std::vector<Column>& columns()
       real_column("tdp_w", &RunRecord::tdp_w),
       real_column("price_usd_per_gpu_hour", &RunRecord::price_usd_per_gpu_hour),
       real_column("host_cores_per_gpu", &RunRecord::host_cores_per_gpu),
+      real_column("effective_iter_time_s", &RunRecord::effective_iter_time_s),
+      real_column("time_to_train_min", &RunRecord::time_to_train_min),
+      real_column("ttt_training_min", &RunRecord::ttt_training_min),
+      real_column("ttt_evaluation_min", &RunRecord::ttt_evaluation_min),
+      real_column("ttt_overhead_min", &RunRecord::ttt_overhead_min),
+      real_column("samples_to_converge", &RunRecord::samples_to_converge),
+      int_column("convergence_extrapolated", &RunRecord::convergence_extrapolated),
+      int_column("input_bound", &RunRecord::input_bound),
+      real_column("host_utilisation", &RunRecord::host_utilisation),
+      real_column("host_max_samples_per_s", &RunRecord::host_max_samples_per_s),
   };
   return table;
 }

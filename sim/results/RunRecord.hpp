@@ -60,6 +60,18 @@ struct RunRecord {
   double price_usd_per_gpu_hour = 0; ///< catalog on-demand price, mean over the GPUs used; 0 = not in the catalog
   double host_cores_per_gpu = 0;   ///< physical host CPU cores per GPU, mean over the nodes used
 
+  // MLPerf-style time to train (issue 3); 0 when the workload has no convergence table.
+  double effective_iter_time_s = 0;    ///< iter_time_s stretched by the host input pipeline if input bound
+  double time_to_train_min = 0;        ///< training + evaluation + overhead
+  double ttt_training_min = 0;
+  double ttt_evaluation_min = 0;
+  double ttt_overhead_min = 0;
+  double samples_to_converge = 0;
+  std::int64_t convergence_extrapolated = 0; ///< 1: global batch outside the reference convergence points
+  std::int64_t input_bound = 0;        ///< 1: the hosts' CPUs cannot feed the GPUs
+  double host_utilisation = 0;         ///< data-loading demand / host capacity, capped at 1
+  double host_max_samples_per_s = 0;   ///< per GPU, what the host CPUs can prepare
+
   bool operator==(const RunRecord&) const = default;
 };
 

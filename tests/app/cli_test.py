@@ -29,7 +29,8 @@ with tempfile.TemporaryDirectory() as tmp:
     results = os.path.join(tmp, "results.h5")
     ok = run("run", os.path.join(source_dir, "scenarios", "default.yaml"), "-o", results)
     check(ok.returncode == 0, "default scenario runs: " + ok.stderr)
-    for line in ("iteration", "compute", "communication", "exposed comm.", "memory", "simgrid    network/model:CM02"):
+    for line in ("iteration", "compute", "communication", "exposed comm.", "memory", "time to train", "host ",
+                 "simgrid    network/model:CM02"):
         check(line in ok.stdout, "summary shows " + line)
     before = open(results, "rb").read()
 

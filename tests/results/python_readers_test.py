@@ -23,6 +23,9 @@ with tempfile.TemporaryDirectory() as tmp:
     for column in ("iter_time_s", "samples_per_s", "compute_time_s", "comm_time_s", "exposed_comm_s", "mem_per_gpu_bytes"):
         assert (frame[column] > 0).all() or column == "exposed_comm_s", column
     assert frame["iter_time_s"].iloc[0] == frame["iter_time_s"].iloc[1], "same inputs, same result"
+    parts = frame["ttt_training_min"] + frame["ttt_evaluation_min"] + frame["ttt_overhead_min"]
+    assert (frame["time_to_train_min"] > 0).all() and (abs(parts - frame["time_to_train_min"]) < 1e-9).all(), frame
+    assert (frame["samples_to_converge"] > 1e6).all()
     with h5py.File(path, "r") as f:
         runs = f["runs"]
         assert int(runs.attrs["schema_version"]) == 1

@@ -1,0 +1,40 @@
+#include "analysis/Configuration.hpp"
+
+#include "analysis/TimeMetric.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace gpuscale::analysis {
+
+std::string Configuration::label() const
+{
+  return run.platform + " x" + std::to_string(run.gpus);
+}
+
+std::vector<Configuration> feasible_configurations(const std::vector<results::RunRecord>& runs,
+                                                   const EnergyModel& energy)
+{
+  std::vector<Configuration> configurations;
+  for (const auto& run : runs) {
+    if (run.outcome != results::Outcome::Ok || !(time_s(run) > 0) || run.gpus < 1)
+      continue;
+    Configuration c;
+    c.run = run;
+    c.series_key = run.workload + "|" + run.platform + "|" + run.gpu_models + "|" + run.precision + "|zero" +
+                   std::to_string(run.zero_stage) + "|gbs" + std::to_string(run.global_batch_size) + "|mbs" +
+                   std::to_string(run.micro_batch_size) + "|" + run.collective + "|ckpt" +
+                   std::to_string(run.activation_checkpointing) + "|" + run.simgrid_config;
+    c.time_s = time_s(run);
+    c.gpu_hours = static_cast<double>(run.gpus) * c.time_s / 3600.0;
+    c.cost_usd = run.price_usd_per_gpu_hour > 0 ? c.gpu_hours * run.price_usd_per_gpu_hour
+                                                : std::numeric_limits<double>::quiet_NaN();
+    c.energy_kwh = energy.energy_j(run) / 3.6e6;
+    c.power_per_gpu_w = energy.power_per_gpu_w(run);
+    c.throughput_per_gpu = run.samples_per_s / static_cast<double>(run.gpus);
+    configurations.push_back(std::move(c));
+  }
+  return configurations;
+}
+
+} // namespace gpuscale::analysis

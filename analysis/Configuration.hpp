@@ -1,0 +1,33 @@
+#pragma once
+/// One feasible run as the efficiency analysis sees it: the row and the figures derived from it.
+
+#include "analysis/EnergyModel.hpp"
+#include "sim/results/RunRecord.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpuscale::analysis {
+
+struct Configuration {
+  results::RunRecord run;
+  std::string series_key;         ///< runs that differ only in GPU count share it
+  double time_s = 0;              ///< time_s(run): the one time metric
+  double gpu_hours = 0;           ///< gpus · time_s / 3600
+  double cost_usd = 0;            ///< gpu_hours · price; NaN when the GPU has no catalog price
+  double energy_kwh = 0;          ///< EnergyModel, in kWh (3.6e6 J)
+  double power_per_gpu_w = 0;
+  double throughput_per_gpu = 0;  ///< samples/s per GPU
+  double speedup = 1;             ///< T(N0) / T(N) in its series (N0 its fewest GPUs)
+  double efficiency = 1;          ///< T(N0) N0 / (T(N) N)
+
+  /// "dgx-a100-128node-fattree x64": where and how many.
+  std::string label() const;
+};
+
+/// The feasible (outcome ok) rows of `runs`, with their derived figures. Speedup and efficiency are
+/// filled in by scaling_series().
+std::vector<Configuration> feasible_configurations(const std::vector<results::RunRecord>& runs,
+                                                   const EnergyModel& energy);
+
+} // namespace gpuscale::analysis

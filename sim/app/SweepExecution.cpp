@@ -1,0 +1,125 @@
+#include "sim/app/SweepExecution.hpp"
+
+#include "sim/app/ScenarioRunner.hpp"
+#include "sim/app/SweepProgress.hpp"
+#include "sim/app/SweepWorkerPool.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <map>
+
+namespace gpuscale::app {
+namespace {
+
+// Signal handlers can only set flags; the loop below reads them.
+volatile std::sig_atomic_t g_interrupts = 0;
+volatile std::sig_atomic_t g_terminated = 0;
+
+void on_interrupt(int)
+{
+  g_interrupts = g_interrupts + 1;
+}
+
+void on_terminate(int)
+{
+  g_terminated = 1;
+}
+
+/// Installs the sweep's handlers for its lifetime and restores the previous ones afterwards.
+class SignalScope {
+public:
+  SignalScope()
+  {
+    g_interrupts = 0;
+    g_terminated = 0;
+    install(SIGINT, on_interrupt, previous_int_);
+    install(SIGTERM, on_terminate, previous_term_);
+    install(SIGHUP, on_terminate, previous_hup_);
+  }
+  ~SignalScope()
+  {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+    sigaction(SIGHUP, &previous_hup_, nullptr);
+  }
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
+
+private:
+  static void install(int signal, void (*handler)(int), struct sigaction& previous)
+  {
+    struct sigaction action {};
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0; // no SA_RESTART: poll() returns early so the loop sees the flag
+    sigaction(signal, &action, &previous);
+  }
+
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+  struct sigaction previous_hup_ {};
+};
+
+} // namespace
+
+SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& points, const std::string& sweep_id,
+                                   int workers, SweepResultsWriter& writer, bool interactive_progress)
+{
+  SweepExecutionReport report;
+  SignalScope signals;
+  SweepWorkerPool pool(workers);
+  SweepProgress progress(points.size(), interactive_progress);
+  std::map<std::int64_t, const model::SweepPoint*> by_index;
+  for (const auto* point : points)
+    by_index[point->index] = point;
+
+  std::size_t next = 0;
+  bool announced = false;
+  auto handle = [&](const SweepWorkerPool::Finished& finished) {
+    if (finished.killed_by_pool)
+      return; // abandoned on request: not a failure, redone by --resume
+    if (!finished.ok) {
+      report.failed.push_back({finished.job, finished.payload});
+      return;
+    }
+    results::RunToWrite run{results::decode_run_record(finished.payload), by_index.at(finished.job)->scenario_text};
+    run.record.sweep_id = sweep_id;
+    run.record.sweep_point = finished.job;
+    (run.record.outcome == results::Outcome::Ok ? report.ok : report.infeasible) += 1;
+    ++report.finished;
+    writer.add(std::move(run));
+  };
+
+  while (next < points.size() || pool.running() > 0) {
+    const bool stopping = g_interrupts > 0 || g_terminated != 0;
+    if (stopping && !announced) {
+      announced = true;
+      report.interrupted = true;
+      if (g_terminated == 0 && pool.running() > 0)
+        fmt::print("\ninterrupted: waiting for {} running simulation(s) to finish (Ctrl-C again to abandon them)\n",
+                   pool.running());
+    }
+    if (g_interrupts > 1 || g_terminated != 0) {
+      for (const auto& finished : pool.kill_all())
+        handle(finished);
+      break;
+    }
+    while (!stopping && pool.has_free_slot() && next < points.size()) {
+      const model::SweepPoint* point = points[next++];
+      pool.start(point->index, [point] {
+        return results::encode_run_record(run_scenario(point->resolve(), false).record);
+      });
+    }
+    for (const auto& finished : pool.wait(std::chrono::milliseconds(200)))
+      handle(finished);
+    writer.flush_if_due();
+    progress.update(report.finished + report.failed.size(), report.failed.size());
+  }
+  writer.flush();
+  progress.finish(report.finished + report.failed.size(), report.failed.size());
+  report.elapsed_s = progress.elapsed_s();
+  return report;
+}
+
+} // namespace gpuscale::app
