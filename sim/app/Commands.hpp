@@ -8,6 +8,7 @@ namespace gpuscale::app {
 
 void add_run_command(CLI::App& app);
 void add_platform_command(CLI::App& app);
+void add_workload_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_frontier_command(CLI::App& app);

@@ -18,6 +18,7 @@ int main(int argc, char** argv)
   app.require_subcommand(1);
   gpuscale::app::add_run_command(app);
   gpuscale::app::add_platform_command(app);
+  gpuscale::app::add_workload_command(app);
   gpuscale::app::add_sweep_command(app);
   gpuscale::app::add_merge_command(app);
   gpuscale::app::add_frontier_command(app);

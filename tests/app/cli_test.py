@@ -62,5 +62,21 @@ with tempfile.TemporaryDirectory() as tmp:
     check(text.count("<route ") == 32 * 31, "a route per ordered GPU pair")
     check(run("frobnicate").returncode != 0, "unknown subcommand fails")
 
+    mlperf = os.environ.get("GPUSCALE_MLPERF_DIR", os.path.join(source_dir, "..", "shared", "mlperf"))
+    rcp = os.path.join(mlperf, "rcps", "training_4.1.0", "rcps_bert.json")
+    if os.path.exists(rcp):
+        table = os.path.join(tmp, "bert.yaml")
+        with open(os.path.join(source_dir, "workloads", "convergence", "bert.yaml")) as f:
+            committed = f.read()
+        with open(table, "w") as f:
+            f.write(committed.replace("samples: 2549219.5555555555", "samples: 1"))
+        regenerated = run("workload", "convergence", "--rcp", rcp, "--benchmark", "bert", "-o", table)
+        check(regenerated.returncode == 0, regenerated.stderr)
+        check(open(table).read() == committed, "gpuscale workload convergence regenerates the committed bert table")
+    elif os.environ.get("GPUSCALE_REQUIRE_MLPERF") == "1":
+        check(False, "MLPerf data required but missing at " + mlperf)
+    else:
+        print("WARN: skipping the RCP regeneration check: no MLPerf data at " + mlperf)
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
