@@ -21,10 +21,10 @@ const std::vector<FeatureDefinition>& definitions()
   static const std::vector<FeatureDefinition> table{
       {"GPU count", "GPUs", "many GPUs", "few GPUs", [](const Configuration& c) { return std::log2(double(c.run.gpus)); },
        [](const Configuration& c) { return double(c.run.gpus); }},
-      {"GPU generation (peak FLOP/s per GPU)", "TFLOP/s", "newer/faster GPUs", "older/slower GPUs",
+      {"GPU generation", "peak TFLOP/s", "newer/faster GPUs", "older/slower GPUs",
        [](const Configuration& c) { return std::log10(std::max(c.run.peak_flop_per_gpu_s, 1.0)); },
        [](const Configuration& c) { return c.run.peak_flop_per_gpu_s / 1e12; }},
-      {"time", "s", "slow steps", "fast steps", [](const Configuration& c) { return std::log10(c.time_s); },
+      {"time", "s", "slow", "fast", [](const Configuration& c) { return std::log10(c.time_s); },
        [](const Configuration& c) { return c.time_s; }},
       {"throughput per GPU", "samples/s", "high throughput per GPU", "low throughput per GPU",
        [](const Configuration& c) { return std::log10(std::max(c.throughput_per_gpu, 1e-12)); },

@@ -9,7 +9,7 @@ namespace gpuscale::analysis {
 
 std::string Configuration::label() const
 {
-  return run.platform + " x" + std::to_string(run.gpus);
+  return run.platform + " x" + std::to_string(run.gpus) + (variant.empty() ? "" : " (" + variant + ")");
 }
 
 std::vector<Configuration> feasible_configurations(const std::vector<results::RunRecord>& runs,
@@ -29,8 +29,9 @@ std::vector<Configuration> feasible_configurations(const std::vector<results::Ru
     c.gpu_hours = static_cast<double>(run.gpus) * c.time_s / 3600.0;
     c.cost_usd = run.price_usd_per_gpu_hour > 0 ? c.gpu_hours * run.price_usd_per_gpu_hour
                                                 : std::numeric_limits<double>::quiet_NaN();
-    c.energy_kwh = energy.energy_j(run) / 3.6e6;
-    c.power_per_gpu_w = energy.power_per_gpu_w(run);
+    const bool rated = run.tdp_w > 0; // no board power: no energy, rather than a winning 0 J
+    c.energy_kwh = rated ? energy.energy_j(run) / 3.6e6 : std::numeric_limits<double>::quiet_NaN();
+    c.power_per_gpu_w = rated ? energy.power_per_gpu_w(run) : std::numeric_limits<double>::quiet_NaN();
     c.throughput_per_gpu = run.samples_per_s / static_cast<double>(run.gpus);
     configurations.push_back(std::move(c));
   }

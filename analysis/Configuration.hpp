@@ -15,13 +15,14 @@ struct Configuration {
   double time_s = 0;              ///< time_s(run): the one time metric
   double gpu_hours = 0;           ///< gpus · time_s / 3600
   double cost_usd = 0;            ///< gpu_hours · price; NaN when the GPU has no catalog price
-  double energy_kwh = 0;          ///< EnergyModel, in kWh (3.6e6 J)
+  double energy_kwh = 0;          ///< EnergyModel, in kWh (3.6e6 J); NaN when the GPU has no TDP
   double power_per_gpu_w = 0;
   double throughput_per_gpu = 0;  ///< samples/s per GPU
   double speedup = 1;             ///< T(N0) / T(N) in its series (N0 its fewest GPUs)
   double efficiency = 1;          ///< T(N0) N0 / (T(N) N)
+  std::string variant;            ///< what tells its series apart from others of the same workload and platform
 
-  /// "dgx-a100-128node-fattree x64": where and how many.
+  /// "dgx-a100-128node-fattree x64 (ZeRO-1)": where, how many, and the variant if any.
   std::string label() const;
 };
 

@@ -1,6 +1,7 @@
 #include "analysis/FrontierAnalysis.hpp"
 
 #include "analysis/Pareto.hpp"
+#include "analysis/TimeMetric.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -127,9 +128,13 @@ FrontierAnalysis analyse_frontier(const std::vector<results::RunRecord>& runs, c
   FrontierAnalysis analysis;
   analysis.options = options;
   analysis.rows = runs.size();
-  for (const auto& run : runs)
+  for (const auto& run : runs) {
     analysis.infeasible_rows += run.outcome == results::Outcome::Infeasible ? 1 : 0;
+    analysis.rows_without_time += run.outcome == results::Outcome::Ok && !(time_s(run) > 0) ? 1 : 0;
+  }
   analysis.configurations = feasible_configurations(runs, options.energy);
+  for (const auto& c : analysis.configurations)
+    analysis.extrapolated_rows += c.run.convergence_extrapolated != 0 ? 1 : 0;
   analysis.series = scaling_series(analysis.configurations);
   for (const auto& series : analysis.series)
     analysis.balance.push_back(balance_point(series, options.marginal_gain_threshold));

@@ -57,6 +57,8 @@ struct FrontierAnalysis {
   FrontierOptions options;
   std::size_t rows = 0;
   std::size_t infeasible_rows = 0;
+  std::size_t rows_without_time = 0;       ///< feasible rows whose time_s() is 0 (no convergence table)
+  std::size_t extrapolated_rows = 0;       ///< configurations whose convergence was extrapolated
   std::vector<Configuration> configurations;
   std::vector<std::string> workloads;      ///< sorted
   std::vector<ScalingSeries> series;

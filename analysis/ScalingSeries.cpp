@@ -80,6 +80,7 @@ std::vector<ScalingSeries> scaling_series(std::vector<Configuration>& configurat
       }
       configurations[point.configuration].speedup = point.speedup;
       configurations[point.configuration].efficiency = point.efficiency;
+      configurations[point.configuration].variant = variant;
       gpus.push_back(point.gpus);
       times.push_back(point.time_s);
     }

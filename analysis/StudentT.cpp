@@ -63,7 +63,11 @@ double student_t_cdf(double t, double dof)
 {
   if (dof <= 0)
     throw std::invalid_argument("student_t_cdf: dof must be positive");
-  const double tail = 0.5 * regularized_incomplete_beta(dof / (dof + t * t), dof / 2, 0.5);
+  // Tail P(T > |t|) = I_x(dof/2, 1/2) / 2 with x = dof/(dof + t²). Near t = 0, x rounds to 1; use the
+  // complement I_{1-x}(1/2, dof/2) with 1 - x = t²/(dof + t²) computed directly instead.
+  const double t2 = t * t;
+  const double tail = t2 < dof ? 0.5 * (1 - regularized_incomplete_beta(t2 / (dof + t2), 0.5, dof / 2))
+                               : 0.5 * regularized_incomplete_beta(dof / (dof + t2), dof / 2, 0.5);
   return t >= 0 ? 1 - tail : tail;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 /// The one time metric the efficiency analysis uses. Every speedup, GPU-hour, cost and energy figure
-/// derives from time_s(), so switching the metric (to time-to-train once results carry it) is one line.
+/// derives from time_s(), so switching the metric is one line in TimeMetric.cpp.
 
 #include "sim/results/RunRecord.hpp"
 
@@ -8,10 +8,10 @@
 
 namespace gpuscale::analysis {
 
-/// Seconds of the metric for one run.
+/// Seconds of the metric for one run; 0 when the run has none (it is then left out of the analysis).
 double time_s(const results::RunRecord& run);
 
-/// What time_s() measures, for report headings ("time per optimizer step").
+/// What time_s() measures, for report headings and axis labels ("time to train").
 std::string time_metric_name();
 
 } // namespace gpuscale::analysis

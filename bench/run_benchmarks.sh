@@ -7,7 +7,7 @@ runs="${1:-3}"
 shift || true
 scenarios=("$@")
 ((${#scenarios[@]} > 0)) || scenarios=(bench/*.yaml)
-gpuscale=build/gpuscale
+gpuscale=${GPUSCALE_BIN:-build/gpuscale}
 [[ -x $gpuscale ]] || { echo "build first: ./run build" >&2; exit 1; }
 
 echo "| scenario | simulated iteration | wall time (best of $runs) | peak RSS |"
@@ -17,8 +17,8 @@ for scenario in "${scenarios[@]}"; do
   rss=""
   iteration=""
   for ((i = 0; i < runs; ++i)); do
-    out=$( { /usr/bin/time -f "TIME %e %M" "$gpuscale" run "$scenario" >/tmp/gpuscale-bench.$$ ; } 2>&1 )
-    read -r _ seconds kib <<<"$(grep '^TIME' <<<"$out")"
+    out=$( { /usr/bin/time -f "TIME %e %M %U %S" "$gpuscale" run "$scenario" >/tmp/gpuscale-bench.$$ ; } 2>&1 )
+    read -r _ seconds kib _ _ <<<"$(grep '^TIME' <<<"$out")"
     iteration=$(grep -m1 '^iteration' /tmp/gpuscale-bench.$$ | awk '{print $2, $3}')
     if [[ -z $best ]] || awk "BEGIN{exit !($seconds < $best)}"; then best=$seconds; rss=$kib; fi
   done

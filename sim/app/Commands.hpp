@@ -12,6 +12,12 @@ void add_workload_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_frontier_command(CLI::App& app);
+void add_mlperf_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
+void add_predict_command(CLI::App& app);
+void add_check_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 
 /// The version string recorded in results files.
 const char* gpuscale_version();

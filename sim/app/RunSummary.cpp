@@ -23,6 +23,15 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const Sc
                      "collective {} ({})\n",
                      r.zero_stage, r.precision, r.global_batch_size, r.micro_batch_size, r.gpus, r.grad_accum_steps,
                      r.collective_used, r.collective);
+  if (!resolved.scenario.batch_per_rank.empty()) {
+    std::string shares;
+    for (std::size_t rank = 0; rank < resolved.scenario.batch_per_rank.size(); ++rank) {
+      const auto& share = resolved.scenario.batch_per_rank[rank];
+      if (rank == 0 || !(share == resolved.scenario.batch_per_rank[rank - 1]))
+        shares += fmt::format("{}GPU {}: {} x {}", shares.empty() ? "" : ", ", rank, share.micro_batch, share.accumulation);
+    }
+    out += fmt::format("allocation uneven (micro-batch x accumulation from the GPU named on): {}\n", shares);
+  }
   out += fmt::format("memory     {} of {} per GPU ({}): params {}, frozen {}, grads {}, optimizer {}, "
                      "activations {}, buffers {}, reserve {}\n",
                      format_bytes(m.total_bytes()), format_bytes(m.capacity_bytes), outcome.tightest_gpu,

@@ -132,11 +132,23 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   record_hardware_figures(resolved.platform, s.gpus, resolved.precision(), r);
 
   // Memory: every GPU type must fit; report the one with the least headroom.
+  std::vector<std::string> rank_types;
+  for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g) {
+    const auto& type = resolved.platform.node_type_of_group(g);
+    for (int i = 0; i < resolved.platform.node_groups[g].count * type.gpus_per_node; ++i)
+      rank_types.push_back(type.gpu_type);
+  }
   double worst_headroom = 0;
   bool first = true;
   for (const auto& name : used) {
     const auto& gpu = resolved.platform.gpu_types.at(name);
-    const auto estimate = engine::estimate_memory(resolved.workload, s, gpu, resolved.precision(), s.data_parallel());
+    // The largest micro-batch any GPU of this type runs (uneven allocations differ per GPU).
+    int micro = s.batch_per_rank.empty() ? s.micro_batch_size : 0;
+    for (int rank = 0; rank < static_cast<int>(s.batch_per_rank.size()); ++rank)
+      if (rank_types[static_cast<std::size_t>(rank)] == name)
+        micro = std::max(micro, s.batch_per_rank[static_cast<std::size_t>(rank)].micro_batch);
+    const auto estimate =
+        engine::estimate_memory(resolved.workload, s, gpu, resolved.precision(), s.data_parallel(), micro);
     const double headroom = estimate.capacity_bytes - estimate.total_bytes();
     if (first || headroom < worst_headroom) {
       worst_headroom = headroom;

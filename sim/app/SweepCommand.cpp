@@ -4,6 +4,7 @@
 #include "sim/app/Commands.hpp"
 #include "sim/app/SweepExecution.hpp"
 #include "sim/app/SweepJournal.hpp"
+#include "sim/app/SweepLimits.hpp"
 #include "sim/app/SweepResultsWriter.hpp"
 #include "sim/config/SweepReader.hpp"
 #include "sim/results/ResultsFile.hpp"
@@ -32,6 +33,7 @@ struct SweepOptions {
   bool resume = false;
   std::string shard = "0/1";
   bool dry_run = false;
+  bool yes = false; ///< run a sweep larger than this machine comfortably holds without asking
   std::size_t flush_rows = 32;
   double flush_seconds = 2.0;
 };
@@ -72,8 +74,8 @@ int available_cpus()
 std::string describe_point(const model::SweepPoint& point)
 {
   const auto& s = point.scenario;
-  return fmt::format("{} {} gpus={} global_batch={} micro_batch={} zero={} collective={}", point.platform->name,
-                     point.workload->name, s.gpus, s.global_batch_size, s.micro_batch_size, s.zero_stage,
+  return fmt::format("{} {} gpus={} global_batch={} micro_batch={} zero={} collective={}", point.platform().name,
+                     point.workload().name, s.gpus, s.global_batch_size, s.micro_batch_size, s.zero_stage,
                      model::to_string(s.collective));
 }
 
@@ -170,6 +172,7 @@ void sweep(const SweepOptions& options)
     throw std::invalid_argument("-j expects a positive number of processes");
   if (options.flush_rows < 1 || options.flush_seconds < 0)
     throw std::invalid_argument("--flush-rows must be at least 1 and --flush-seconds not negative");
+  confirm_sweep_size(options.sweep_path, options.output_path, options.yes);
   const model::SweepSpec spec = config::read_sweep(options.sweep_path);
   std::vector<const model::SweepPoint*> selected;
   for (std::size_t k = 0; k < spec.points.size(); ++k)
@@ -212,12 +215,13 @@ void sweep(const SweepOptions& options)
              writer.appends(), options.output_path);
   report_failures(report, by_index);
   const std::size_t complete = selected.size() - todo.size() + report.finished;
+  std::fflush(stdout); // the summary before main()'s message on stderr
+  journal.remove();     // every finished row is in the results file now
   if (report.interrupted)
     throw CommandExit(130, fmt::format("interrupted: {} of {} points are in {}; continue with: gpuscale sweep {} -o {}{} "
                                        "--resume",
                                        complete, selected.size(), options.output_path, options.sweep_path,
                                        options.output_path, shard.count > 1 ? " --shard " + options.shard : ""));
-  journal.remove();
   if (!report.failed.empty())
     throw CommandExit(1, fmt::format("{} of {} points failed (listed above); the other {} are in {}",
                                      report.failed.size(), selected.size(), complete, options.output_path));
@@ -239,6 +243,9 @@ void add_sweep_command(CLI::App& app)
                       "Run only shard i of N (0-based, i/N): every N-th runnable point, for Slurm job arrays")
       ->default_str("0/1");
   command->add_flag("--dry-run", options->dry_run, "List the points (and skipped combinations) without running them");
+  command->add_flag("-y,--yes", options->yes,
+                    "Start a sweep past the size limits (over 100000 points, or more memory or disk than is free) "
+                    "without asking");
   command->add_option("--flush-rows", options->flush_rows, "Append to the results file once this many rows wait")
       ->default_str("32");
   command->add_option("--flush-seconds", options->flush_seconds,

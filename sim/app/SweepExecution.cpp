@@ -52,7 +52,8 @@ private:
     struct sigaction action {};
     action.sa_handler = handler;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = 0; // no SA_RESTART: poll() returns early so the loop sees the flag
+    // SA_RESTART keeps file I/O going; poll() is never restarted, so the loop sees the flag at once.
+    action.sa_flags = SA_RESTART;
     sigaction(signal, &action, &previous);
   }
 
@@ -93,6 +94,10 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
 
   while (next < points.size() || pool.running() > 0) {
     const bool stopping = g_interrupts > 0 || g_terminated != 0;
+    if (stopping && pool.running() == 0) {
+      report.interrupted = true;
+      break;
+    }
     if (stopping && !announced) {
       announced = true;
       report.interrupted = true;

@@ -73,9 +73,11 @@ void SweepWorkerPool::start(std::int64_t job, const std::function<std::string()>
     throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    ::close(fds[0]);
-    for (const auto& other : children_)
-      ::close(other.fd);
+    // Keep only stdio and the result pipe: an inherited descriptor (the sweep journal and its flock,
+    // other workers' pipes) must not outlive the parent in a worker.
+    const unsigned keep = static_cast<unsigned>(fds[1]);
+    ::close_range(3, keep - 1, 0);
+    ::close_range(keep + 1, ~0U, 0);
     become_worker(parent);
     char status = 'o';
     std::string payload;

@@ -5,7 +5,8 @@
 /// but the parent does not block on one child: it polls all of them.
 ///
 /// Children ignore SIGINT (a Ctrl-C lets running simulations finish and be recorded), get SIGKILL if
-/// the parent dies (prctl PR_SET_PDEATHSIG), and have their stdout sent to /dev/null.
+/// the parent dies (prctl PR_SET_PDEATHSIG), keep no inherited descriptor but stdio and their pipe,
+/// and have their stdout sent to /dev/null.
 
 #include <chrono>
 #include <cstdint>

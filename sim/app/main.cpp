@@ -22,6 +22,12 @@ int main(int argc, char** argv)
   gpuscale::app::add_sweep_command(app);
   gpuscale::app::add_merge_command(app);
   gpuscale::app::add_frontier_command(app);
+  gpuscale::app::add_mlperf_command(app);
+  gpuscale::app::add_calibrate_command(app);
+  gpuscale::app::add_validate_command(app);
+  gpuscale::app::add_predict_command(app);
+  gpuscale::app::add_check_command(app);
+  gpuscale::app::add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

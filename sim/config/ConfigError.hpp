@@ -29,10 +29,15 @@ private:
   std::vector<Diagnostic> diagnostics_;
 };
 
+/// Longest message kept whole; longer ones keep their start and end.
+inline constexpr std::size_t kMaxMessageBytes = 1024;
+
 /// Collects diagnostics while a file (and the files it imports) are read.
 class Diagnostics {
 public:
-  void add(Diagnostic diagnostic) { diagnostics_.push_back(std::move(diagnostic)); }
+  /// Keeps `diagnostic`, its message made printable: control characters escaped (\n, \x1b, ...) and a
+  /// message longer than kMaxMessageBytes (a huge value quoted back) shortened in the middle.
+  void add(Diagnostic diagnostic);
   bool empty() const { return diagnostics_.empty(); }
   std::size_t size() const { return diagnostics_.size(); }
   /// Throws ConfigError with everything collected so far, if anything was.

@@ -1,7 +1,9 @@
 #include "sim/config/MappingReader.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <map>
 
 namespace gpuscale::config {
 namespace {
@@ -29,6 +31,14 @@ bool is_identifier(const std::string& text)
     if (!lower_or_digit(c) && c != '-' && c != '_' && c != '.')
       return false;
   return true;
+}
+
+/// 1e-06, 1, 1024, 1e+15: bounds as a reader would write them, not std::to_string's 0.000001 / 1024.000000.
+std::string shortest(double value)
+{
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  return text;
 }
 
 } // namespace
@@ -147,7 +157,13 @@ std::optional<long long> MappingReader::integer(const std::string& key, long lon
     return std::nullopt;
   long long parsed = 0;
   if (!YAML::convert<long long>::decode(*value, parsed)) {
-    report(diagnostics_, file_, *value, path_of(key), "expected an integer, got '" + value->Scalar() + "'");
+    const std::string& text = value->Scalar();
+    const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    const bool all_digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
+    report(diagnostics_, file_, *value, path_of(key),
+           all_digits ? "expected an integer in [" + std::to_string(min_value) + ", " + std::to_string(max_value) +
+                            "], got " + text
+                      : "expected an integer, got '" + text + "'");
     return std::nullopt;
   }
   if (parsed < min_value || parsed > max_value) {
@@ -172,8 +188,7 @@ std::optional<double> MappingReader::number(const std::string& key, double min_v
   }
   if (parsed < min_value || parsed > max_value) {
     report(diagnostics_, file_, *value, path_of(key),
-           "expected a number in [" + std::to_string(min_value) + ", " + std::to_string(max_value) + "], got " +
-               value->Scalar());
+           "expected a number in [" + shortest(min_value) + ", " + shortest(max_value) + "], got " + value->Scalar());
     return std::nullopt;
   }
   return parsed;
@@ -215,8 +230,14 @@ void MappingReader::finish()
 {
   if (!valid_)
     return;
+  std::map<std::string, int> first_line; // yaml-cpp keeps both entries of a repeated key; only one would be read
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
+    if (const auto [first, inserted] = first_line.emplace(key, it->first.Mark().line + 1); !inserted) {
+      report(diagnostics_, file_, it->first, path_of(key),
+             "duplicate key '" + key + "' (first given on line " + std::to_string(first->second) + ")");
+      continue;
+    }
     if (!used_.contains(key)) {
       std::string known;
       for (const auto& k : used_)

@@ -12,6 +12,9 @@ namespace {
 using units::Dimension;
 namespace fs = std::filesystem;
 
+/// Most GPUs a cluster may have (as many as a scenario may ask for).
+constexpr long long kMaxPlatformGpus = 1'000'000;
+
 template <typename Map>
 std::string names_of(const Map& map)
 {
@@ -46,6 +49,17 @@ public:
     check_references();
   }
 
+  /// A catalog file on its own: its entries are checked, references between catalog files are not.
+  void read_catalog_only(const std::string& path)
+  {
+    auto root = load_yaml_file(path, diagnostics_);
+    if (!root)
+      return;
+    MappingReader top(*root, path, "", diagnostics_);
+    read_catalog_sections(top);
+    top.finish();
+  }
+
 private:
   struct Reference {
     std::string file;
@@ -56,7 +70,7 @@ private:
 
   void read_catalog_file(const std::string& path, MappingReader& importer, std::size_t index)
   {
-    if (!fs::exists(path)) {
+    if (std::error_code error; !fs::exists(path, error)) {
       report(diagnostics_, importer.file(), (*importer.child("imports", Presence::Optional))[index],
              importer.path_of("imports") + "/" + std::to_string(index), "imported file '" + path + "' does not exist");
       return;
@@ -95,7 +109,11 @@ private:
                                  model::Precision::Bf16, model::Precision::Fp8})
         if (auto value = peak.positive_quantity(model::to_string(p), Dimension::FlopPerSecond, Presence::Optional))
           type.peak_flop_per_s[p] = *value;
-      if (peak.valid() && type.peak_flop_per_s.empty())
+      bool any_given = false; // a rate given with a bad unit is reported by itself, not as missing too
+      for (model::Precision p : {model::Precision::Fp32, model::Precision::Tf32, model::Precision::Fp16,
+                                 model::Precision::Bf16, model::Precision::Fp8})
+        any_given = any_given || peak.has(model::to_string(p));
+      if (peak.valid() && !any_given)
         report(diagnostics_, gpu.file(), *peaks, gpu.path_of("peak"),
                "expected at least one peak rate (" + model::known_precisions() + ")");
       peak.finish();
@@ -191,6 +209,8 @@ private:
                                       group.path_of("node_type"), *type});
         }
         node_group.count = static_cast<int>(group.integer("count", 1, 100000, Presence::Required).value_or(0));
+        if (group.has("count"))
+          group_counts_.push_back({cluster.file(), *group.child("count", Presence::Required), group.path_of("count"), ""});
         group.finish();
         platform_.node_groups.push_back(node_group);
       }
@@ -236,10 +256,38 @@ private:
       if (!platform_.gpu_types.contains(ref.name))
         report(diagnostics_, ref.file, ref.node, ref.path,
                "unknown accelerator '" + ref.name + "' (known: " + names_of(platform_.gpu_types) + ")");
+    bool types_known = true;
     for (const auto& ref : node_references_)
-      if (!platform_.node_types.contains(ref.name))
+      if (!platform_.node_types.contains(ref.name)) {
+        types_known = false;
         report(diagnostics_, ref.file, ref.node, ref.path,
                "unknown node type '" + ref.name + "' (known: " + names_of(platform_.node_types) + ")");
+      }
+    if (types_known && group_counts_.size() == platform_.node_groups.size())
+      check_gpu_total();
+  }
+
+  /// A cluster larger than any simulation could hold is refused at the group that takes it past the limit
+  /// (sums in 64 bits: per-group products fit, their sum over many groups would overflow an int).
+  void check_gpu_total()
+  {
+    long long total = 0;
+    std::size_t first_over = platform_.node_groups.size();
+    for (std::size_t g = 0; g < platform_.node_groups.size(); ++g) {
+      const auto& group = platform_.node_groups[g];
+      const auto type = platform_.node_types.find(group.node_type);
+      if (type == platform_.node_types.end())
+        return; // already reported, or the group has no node type
+      total += static_cast<long long>(group.count) * type->second.gpus_per_node;
+      if (total > kMaxPlatformGpus && first_over == platform_.node_groups.size())
+        first_over = g;
+    }
+    if (first_over < platform_.node_groups.size()) {
+      const auto& at = group_counts_[first_over];
+      report(diagnostics_, at.file, at.node, at.path,
+             "the cluster has " + std::to_string(total) + " GPUs (count x accelerators_per_node over node_groups); at most " +
+                 std::to_string(kMaxPlatformGpus) + " are supported");
+    }
   }
 
   model::Platform& platform_;
@@ -248,6 +296,7 @@ private:
   std::map<std::string, std::string> node_origin_;
   std::vector<Reference> gpu_references_;
   std::vector<Reference> node_references_;
+  std::vector<Reference> group_counts_; ///< the count of each node group, when given
 };
 
 } // namespace
@@ -259,6 +308,15 @@ model::Platform read_platform(const std::string& path)
   PlatformFileReader(platform, diagnostics).read_cluster_file(path);
   diagnostics.throw_if_any();
   return platform;
+}
+
+model::Platform read_platform_catalog(const std::string& path)
+{
+  model::Platform catalog;
+  Diagnostics diagnostics;
+  PlatformFileReader(catalog, diagnostics).read_catalog_only(path);
+  diagnostics.throw_if_any();
+  return catalog;
 }
 
 } // namespace gpuscale::config

@@ -11,4 +11,9 @@ namespace gpuscale::config {
 /// (syntax, unknown keys, bad units, unknown or duplicate names, dangling references).
 model::Platform read_platform(const std::string& path);
 
+/// Reads a catalog file alone (accelerators: and/or node_types:, as imported by cluster files): the
+/// platform returned has catalog entries only. Names a node type uses from another catalog file are
+/// not checked here; read_platform checks them.
+model::Platform read_platform_catalog(const std::string& path);
+
 } // namespace gpuscale::config

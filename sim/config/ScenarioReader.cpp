@@ -1,5 +1,7 @@
 #include "sim/config/ScenarioReader.hpp"
 
+#include "sim/config/CalibratedScenario.hpp"
+#include "sim/config/CalibrationReader.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/HostInputReader.hpp"
 #include "sim/config/MappingReader.hpp"
@@ -70,6 +72,8 @@ void check_consistency(const model::ResolvedScenario& resolved, MappingReader& s
     }
   }
   const long long replicas = s.gpus / model_parallel;
+  if (scenario.has("batch_allocation"))
+    return; // per-GPU shares are checked against the global batch instead
   if (s.micro_batch_size > 0 && s.gpus > 0 && s.global_batch_size > 0 &&
       s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * replicas) != 0)
     scenario.error("global_batch_size",
@@ -87,6 +91,76 @@ void check_consistency(const model::ResolvedScenario& resolved, MappingReader& s
   (void)diagnostics;
 }
 
+/// `batch_allocation:` (heterogeneity-aware, as Poplar): per accelerator type, optionally for only
+/// `gpus` of them, a micro-batch size and accumulation steps. Expanded to one share per GPU rank in
+/// rank order; every GPU of the run must be covered, and the shares must add up to the global batch.
+void read_batch_allocation(const YAML::Node& node, model::ResolvedScenario& resolved, MappingReader& scenario,
+                           Diagnostics& diagnostics)
+{
+  auto& s = resolved.scenario;
+  const std::string path = scenario.path_of("batch_allocation");
+  if (!expect_sequence(node, scenario.file(), path, diagnostics))
+    return;
+  // The accelerator of each rank, in node-group order.
+  std::vector<std::string> type_of_rank;
+  for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g) {
+    const auto& type = resolved.platform.node_type_of_group(g);
+    for (int i = 0; i < resolved.platform.node_groups[g].count * type.gpus_per_node; ++i)
+      type_of_rank.push_back(type.gpu_type);
+  }
+  type_of_rank.resize(static_cast<std::size_t>(std::max(0, s.gpus)));
+  std::vector<model::BatchShare> shares(type_of_rank.size());
+  std::vector<bool> assigned(type_of_rank.size(), false);
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    MappingReader entry(node[i], scenario.file(), path + "/" + std::to_string(i), diagnostics);
+    auto accelerator = entry.identifier("accelerator", Presence::Required);
+    auto count = entry.integer("gpus", 1, kMaxGpus, Presence::Optional);
+    auto micro = entry.integer("micro_batch_size", 1, kMaxBatch, Presence::Required);
+    auto accumulation = entry.integer("accumulation_steps", 1, kMaxBatch, Presence::Required);
+    entry.finish();
+    if (!accelerator || !micro || !accumulation)
+      continue;
+    long long wanted = count.value_or(kMaxGpus);
+    long long given = 0;
+    for (std::size_t r = 0; r < type_of_rank.size() && given < wanted; ++r)
+      if (type_of_rank[r] == *accelerator && !assigned[r]) {
+        shares[r] = {static_cast<int>(*micro), static_cast<int>(*accumulation)};
+        assigned[r] = true;
+        ++given;
+      }
+    if (given == 0)
+      entry.error("accelerator", "no unassigned GPU of type '" + *accelerator + "' among the " + std::to_string(s.gpus) +
+                                     " GPUs of the run");
+    else if (count && given < *count)
+      entry.error("gpus", "only " + std::to_string(given) + " unassigned GPUs of type '" + *accelerator + "' remain");
+  }
+  if (!diagnostics.empty())
+    return;
+  long long total = 0;
+  for (std::size_t r = 0; r < shares.size(); ++r) {
+    if (!assigned[r]) {
+      scenario.error("batch_allocation", "GPU " + std::to_string(r) + " (" + type_of_rank[r] + ") has no allocation");
+      return;
+    }
+    total += shares[r].samples();
+  }
+  if (total != s.global_batch_size)
+    scenario.error("batch_allocation", "the allocations add up to " + std::to_string(total) +
+                                           " samples per step, the global batch size is " +
+                                           std::to_string(s.global_batch_size));
+  if (s.tensor_parallel * s.context_parallel != 1)
+    scenario.error("batch_allocation", "uneven batch allocation needs pure data parallelism (tp = cp = 1)");
+  if (s.zero_stage >= 2)
+    for (const auto& share : shares)
+      if (share.accumulation != shares.front().accumulation) {
+        scenario.error("batch_allocation", "ZeRO-" + std::to_string(s.zero_stage) +
+                                               " communicates on every micro-batch: all GPUs need the same "
+                                               "accumulation_steps");
+        break;
+      }
+  s.batch_per_rank = std::move(shares);
+}
+
 /// The benchmark's convergence table and host data-pipeline cost, from the scenario's `convergence`
 /// key or next to the workload (<workload dir>/convergence/<benchmark>.yaml,
 /// <workload dir>/host_input/host_input.yaml). Both are optional: without them a run reports the
@@ -99,18 +173,18 @@ void read_training_tables(model::ResolvedScenario& resolved, MappingReader& scen
   const fs::path workload_dir = fs::path(s.workload_path).parent_path();
   if (convergence_key) {
     s.convergence_path = resolve(scenario.file(), *convergence_key);
-    if (!fs::exists(s.convergence_path)) {
+    if (std::error_code error; !fs::exists(s.convergence_path, error)) {
       scenario.error("convergence", "convergence file '" + s.convergence_path + "' does not exist");
       return;
     }
-  } else if (!benchmark.empty() && fs::exists(workload_dir / "convergence" / (benchmark + ".yaml"))) {
+  } else if (std::error_code error; !benchmark.empty() && fs::exists(workload_dir / "convergence" / (benchmark + ".yaml"), error)) {
     s.convergence_path = (workload_dir / "convergence" / (benchmark + ".yaml")).lexically_normal().string();
   }
   try {
     if (!s.convergence_path.empty())
       resolved.convergence = read_convergence(s.convergence_path);
     const fs::path host_file = workload_dir / "host_input" / "host_input.yaml";
-    if (!benchmark.empty() && fs::exists(host_file)) {
+    if (std::error_code error; !benchmark.empty() && fs::exists(host_file, error)) {
       const auto costs = read_host_input(host_file.string());
       if (const auto* cost = model::find_host_input_cost(costs, benchmark, s.input_pipeline))
         resolved.host_input = *cost;
@@ -176,6 +250,7 @@ model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, c
       static_cast<double>(scenario.integer("zero3_prefetch_params", 1, 1'000'000'000'000LL, Presence::Optional)
                               .value_or(static_cast<long long>(s.zero3_prefetch_params)));
   auto convergence_path = scenario.text("convergence", Presence::Optional);
+  auto batch_allocation = scenario.child("batch_allocation", Presence::Optional);
   s.input_pipeline = scenario.text("input_pipeline", Presence::Optional).value_or("");
   if (auto efficiency = scenario.child("efficiency", Presence::Optional))
     read_efficiency(MappingReader(*efficiency, path, "/scenario/efficiency", diagnostics), s.efficiency);
@@ -186,7 +261,7 @@ model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, c
   bool references_ok = platform_path && workload_path;
   if (platform_path) {
     s.platform_path = resolve(path, *platform_path);
-    if (!fs::exists(s.platform_path)) {
+    if (std::error_code error; !fs::exists(s.platform_path, error)) {
       scenario.error("platform", "platform file '" + s.platform_path + "' does not exist");
       references_ok = false;
     } else try {
@@ -199,7 +274,7 @@ model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, c
   }
   if (workload_path) {
     s.workload_path = resolve(path, *workload_path);
-    if (!fs::exists(s.workload_path)) {
+    if (std::error_code error; !fs::exists(s.workload_path, error)) {
       scenario.error("workload", "workload file '" + s.workload_path + "' does not exist");
       references_ok = false;
     } else try {
@@ -212,7 +287,11 @@ model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, c
   }
   if (references_ok) {
     check_consistency(resolved, scenario, diagnostics);
+    if (batch_allocation)
+      read_batch_allocation(*batch_allocation, resolved, scenario, diagnostics);
     read_training_tables(resolved, scenario, convergence_path, diagnostics);
+    if (!scenario.has("efficiency")) // no efficiencies of its own: the committed MLPerf calibration
+      apply_calibration(resolved, default_calibration());
   }
   scenario.finish();
   diagnostics.throw_if_any();

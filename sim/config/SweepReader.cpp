@@ -4,7 +4,9 @@
 #include "sim/config/ScenarioMappingReader.hpp"
 #include "sim/config/YamlFile.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -51,6 +53,7 @@ struct AxisItem {
 
 /// The values a key takes; an axis absent from sweep: has no items (the base scenario's value is used).
 struct Axis {
+  bool given = false; ///< the key is under sweep: (even if its list has errors)
   std::vector<AxisItem> items;
   bool swept() const { return !items.empty(); }
   std::size_t size() const { return swept() ? items.size() : 1; }
@@ -68,6 +71,7 @@ Axis read_axis(MappingReader& sweep, const AxisRule& rule, Diagnostics& diagnost
   Axis axis;
   const std::string list_path = sweep.path_of(rule.key);
   auto list = sweep.child(rule.key, Presence::Optional);
+  axis.given = list.has_value();
   if (!list || !expect_sequence(*list, sweep.file(), list_path, diagnostics))
     return axis;
   for (std::size_t i = 0; i < list->size(); ++i) {
@@ -89,7 +93,8 @@ Axis read_axis(MappingReader& sweep, const AxisRule& rule, Diagnostics& diagnost
         break;
       case ItemKind::Path: {
         const std::string resolved = resolve(sweep.file(), item.text);
-        ok = !item.text.empty() && fs::is_regular_file(resolved);
+        std::error_code error; // a name too long for the file system is "does not exist", not an exception
+        ok = !item.text.empty() && fs::is_regular_file(resolved, error);
         if (!ok)
           report(diagnostics, sweep.file(), item.node, item.path,
                  std::string(rule.key) + " file '" + resolved + "' does not exist");
@@ -136,12 +141,52 @@ YAML::Node point_node(const YAML::Node& base, const Choice& choice)
   return node;
 }
 
-std::string point_text(const YAML::Node& node, std::int64_t index, const std::string& sweep_id, const std::string& path)
+/// `text` with every line indented by two spaces.
+std::string indented(const std::string& text)
 {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    const std::size_t stop = end == std::string::npos ? text.size() : end;
+    out += "  " + text.substr(start, stop - start) + "\n";
+    start = stop + 1;
+  }
+  return out;
+}
+
+/// The base scenario's keys that no axis sweeps, as YAML lines under "scenario:". Written once: building
+/// a yaml-cpp node per point would merge every point's nodes into the document's memory (quadratic).
+std::string unswept_text(const YAML::Node& base, const std::array<Axis, kAxisCount>& axes)
+{
+  YAML::Node node(YAML::NodeType::Map);
+  for (auto it = base.begin(); it != base.end(); ++it) {
+    bool swept = false;
+    for (std::size_t a = 0; a < kAxisCount; ++a)
+      swept = swept || (axes[a].swept() && it->first.IsScalar() && it->first.Scalar() == kAxes[a].key);
+    if (!swept)
+      node.force_insert(it->first, it->second);
+  }
+  if (node.size() == 0)
+    return "";
   YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "scenario" << YAML::Value << node << YAML::EndMap;
-  return "# point " + std::to_string(index) + " of sweep " + sweep_id + " (" + path +
-         "); paths are relative to that file\n" + out.c_str() + "\n";
+  out << node;
+  return indented(out.c_str());
+}
+
+/// The equivalent single-scenario file of a point: the unswept keys, then the point's values.
+std::string point_text(const std::string& unswept, const Choice& choice, std::int64_t index,
+                       const std::string& sweep_id, const std::string& path)
+{
+  std::string text = "# point " + std::to_string(index) + " of sweep " + sweep_id + " (" + path +
+                     "); paths are relative to that file\nscenario:\n" + unswept;
+  for (std::size_t a = 0; a < kAxisCount; ++a)
+    if (choice[a] != nullptr) {
+      YAML::Emitter pair;
+      pair << YAML::BeginMap << YAML::Key << kAxes[a].key << YAML::Value << choice[a]->text << YAML::EndMap;
+      text += indented(pair.c_str());
+    }
+  return text;
 }
 
 std::string describe_choice(const Choice& choice)
@@ -232,7 +277,8 @@ class SweepExpander {
 public:
   SweepExpander(model::SweepSpec& spec, const std::array<Axis, kAxisCount>& axes, const YAML::Node& scenario,
                 Diagnostics& diagnostics)
-      : spec_(spec), axes_(axes), scenario_(scenario), diagnostics_(diagnostics)
+      : spec_(spec), axes_(axes), scenario_(scenario), diagnostics_(diagnostics),
+        unswept_text_(unswept_text(scenario, axes))
   {
   }
 
@@ -271,8 +317,7 @@ private:
       Diagnostics local;
       try {
         base = read_scenario_mapping(point_node(scenario_, choice), spec_.path, local);
-        platform_ = std::make_shared<const model::Platform>(base->platform);
-        workload_ = std::make_shared<const model::WorkloadTrace>(base->workload);
+        shared_ = std::make_shared<const model::ResolvedScenario>(*base);
         add_point(first_index + offset, base->scenario, choice);
       } catch (const ConfigError& e) {
         auto problem = combination_problem(e.diagnostics(), choice);
@@ -289,7 +334,7 @@ private:
     for (; offset < count; ++offset) {
       const Choice choice = choice_of(p, w, offset);
       const model::Scenario scenario = with_choice(base->scenario, choice);
-      if (auto problem = check_combination(scenario, *platform_))
+      if (auto problem = check_combination(scenario, shared_->platform))
         invalid_.push_back({first_index + offset, choice, std::move(*problem)});
       else
         add_point(first_index + offset, scenario, choice);
@@ -301,9 +346,8 @@ private:
     model::SweepPoint point;
     point.index = index;
     point.scenario = scenario;
-    point.platform = platform_;
-    point.workload = workload_;
-    point.scenario_text = point_text(point_node(scenario_, choice), index, spec_.sweep_id, spec_.path);
+    point.shared = shared_;
+    point.scenario_text = point_text(unswept_text_, choice, index, spec_.sweep_id, spec_.path);
     spec_.points.push_back(std::move(point));
   }
 
@@ -343,8 +387,8 @@ private:
   const std::array<Axis, kAxisCount>& axes_;
   const YAML::Node& scenario_;
   Diagnostics& diagnostics_;
-  std::shared_ptr<const model::Platform> platform_;
-  std::shared_ptr<const model::WorkloadTrace> workload_;
+  std::string unswept_text_;
+  std::shared_ptr<const model::ResolvedScenario> shared_; ///< of the pair being expanded
   std::vector<InvalidCombination> invalid_;
   std::set<std::string> reported_;
 };
@@ -382,7 +426,7 @@ model::SweepSpec read_sweep(const std::string& path)
   if (scenario.valid()) {
     spec.name = scenario.has("name") && scenario.node()["name"].IsScalar() ? scenario.node()["name"].Scalar() : "";
     for (std::size_t a = 0; a < kAxisCount; ++a)
-      if (kAxes[a].required_in_scenario && !axes[a].swept() && !scenario.has(kAxes[a].key))
+      if (kAxes[a].required_in_scenario && !axes[a].given && !scenario.has(kAxes[a].key))
         report(diagnostics, path, *scenario_node, scenario.path_of(kAxes[a].key),
                std::string("missing required key '") + kAxes[a].key + "' (give it here, or a list of values under /sweep/" +
                    kAxes[a].key + ")");
@@ -395,8 +439,9 @@ model::SweepSpec read_sweep(const std::string& path)
   }
   if (total > kMaxSweepPoints)
     report(diagnostics, path, *sweep_node, "/sweep",
-           "the sweep expands to " + std::to_string(static_cast<long long>(total)) + " points; at most " +
-               std::to_string(kMaxSweepPoints) + " are allowed");
+           "the sweep expands to " + std::to_string(std::llround(std::min<long double>(total, 1e18L))) +
+               (total > 1e18L ? " or more" : "") + " points; at most " + std::to_string(kMaxSweepPoints) +
+               " are allowed"); // (a product of long lists can exceed any integer type)
   diagnostics.throw_if_any();
 
   spec.points_total = static_cast<std::int64_t>(total);

@@ -12,6 +12,10 @@
 ///     skip_invalid: true      # skip combinations whose GPU count or batch sizes do not fit
 ///
 /// Swept keys: gpus, platform, workload, zero_stage, global_batch_size, micro_batch_size, collective.
+/// A swept key may be left out of scenario:, or given there too (the sweep's values replace it). Every
+/// other scenario key applies to all points. Points are numbered as in SweepSpec.hpp; the platform
+/// and workload files of each pair are read once, with read_scenario's checks; the checks that depend
+/// on a point's values (GPU count against the platform and tp x cp, batch divisibility) run per point.
 
 #include "sim/model/SweepSpec.hpp"
 

@@ -1,5 +1,8 @@
 #include "sim/config/YamlFile.hpp"
 
+#include <yaml-cpp/depthguard.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -7,38 +10,28 @@
 namespace gpuscale::config {
 namespace {
 
-/// yaml-cpp recurses once per nesting level; refuse absurd nesting before it can overflow the stack.
-constexpr int kMaxNestingDepth = 64;
-
-bool too_deep(const std::string& text)
-{
-  int depth = 0;
-  for (char c : text) {
-    if (c == '[' || c == '{')
-      ++depth;
-    else if ((c == ']' || c == '}') && depth > 0)
-      --depth;
-    if (depth > kMaxNestingDepth)
-      return true;
-  }
-  return false;
-}
-
+/// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
 bool is_valid_utf8(const std::string& text, std::size_t& bad_offset)
 {
   std::size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
     int continuation = 0;
+    unsigned char second_min = 0x80; // bounds of the second byte, narrower after E0, ED, F0, F4
+    unsigned char second_max = 0xBF;
     if (c < 0x80)
       continuation = 0;
-    else if ((c & 0xE0) == 0xC0 && c >= 0xC2)
+    else if (c >= 0xC2 && c <= 0xDF)
       continuation = 1;
-    else if ((c & 0xF0) == 0xE0)
+    else if (c >= 0xE0 && c <= 0xEF) {
       continuation = 2;
-    else if ((c & 0xF8) == 0xF0 && c <= 0xF4)
+      second_min = c == 0xE0 ? 0xA0 : 0x80;
+      second_max = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
       continuation = 3;
-    else {
+      second_min = c == 0xF0 ? 0x90 : 0x80;
+      second_max = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
       bad_offset = i;
       return false;
     }
@@ -46,11 +39,14 @@ bool is_valid_utf8(const std::string& text, std::size_t& bad_offset)
       bad_offset = i;
       return false;
     }
-    for (int k = 1; k <= continuation; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) {
+    for (int k = 1; k <= continuation; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      const bool ok = k == 1 ? next >= second_min && next <= second_max : (next & 0xC0) == 0x80;
+      if (!ok) {
         bad_offset = i;
         return false;
       }
+    }
     i += continuation + 1;
   }
   return true;
@@ -70,11 +66,39 @@ void locate_offset(const std::string& text, std::size_t offset, int& line, int& 
   }
 }
 
+/// yaml-cpp's message for a tab in the indentation ("illegal map value") does not say so; this does.
+std::string tab_hint(const std::string& text, int zero_based_line)
+{
+  std::size_t start = 0;
+  for (int line = 0; line < zero_based_line && start != std::string::npos; ++line) {
+    start = text.find('\n', start);
+    if (start != std::string::npos)
+      ++start;
+  }
+  if (start == std::string::npos)
+    return "";
+  const std::size_t indent_end = text.find_first_not_of(" \t", start);
+  const std::size_t end = indent_end == std::string::npos ? text.size() : indent_end;
+  return text.find('\t', start) < end ? " (a tab in the indentation: YAML indents with spaces only)" : "";
+}
+
 } // namespace
 
 std::optional<std::string> read_text_file(const std::string& path, Diagnostics& diagnostics)
 {
   std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error) {
+    diagnostics.add({path, 0, 0, "", "cannot read file: " + error.message()});
+    return std::nullopt;
+  }
+  if (std::filesystem::is_directory(status) || !std::filesystem::is_regular_file(status)) {
+    // Reading a FIFO or a terminal would wait for input that may never come.
+    diagnostics.add({path, 0, 0, "",
+                     std::filesystem::is_directory(status) ? "cannot read file: it is a directory"
+                                                           : "cannot read file: not a regular file (a device, pipe or socket)"});
+    return std::nullopt;
+  }
   const auto size = std::filesystem::file_size(path, error);
   if (error) {
     diagnostics.add({path, 0, 0, "", "cannot read file: " + error.message()});
@@ -104,18 +128,22 @@ std::optional<YAML::Node> load_yaml_text(const std::string& text, const std::str
     int line = 0;
     int column = 0;
     locate_offset(text, bad_offset, line, column);
-    diagnostics.add({display_name, line, column, "", "invalid UTF-8 byte sequence"});
-    return std::nullopt;
-  }
-  if (too_deep(text)) {
-    diagnostics.add({display_name, 0, 0, "",
-                     "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels is refused"});
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[bad_offset]));
+    diagnostics.add({display_name, line, column, "",
+                     std::string("invalid UTF-8 byte sequence starting with byte ") + byte +
+                         " (inputs must be UTF-8 text)"});
     return std::nullopt;
   }
   try {
     return YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard: it stops before its recursion can overflow the stack.
+    diagnostics.add({display_name, e.mark.line + 1, e.mark.column + 1, "",
+                     "YAML nesting too deep (" + std::to_string(e.depth()) + " levels of lists or mappings)"});
   } catch (const YAML::ParserException& e) {
-    diagnostics.add({display_name, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg});
+    diagnostics.add({display_name, e.mark.line + 1, e.mark.column + 1, "",
+                     "YAML syntax error: " + e.msg + tab_hint(text, e.mark.line)});
   } catch (const YAML::Exception& e) {
     diagnostics.add({display_name, e.mark.line + 1, e.mark.column + 1, "", "YAML error: " + e.msg});
   }

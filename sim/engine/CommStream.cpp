@@ -2,54 +2,52 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
-#include <mutex>
-
 namespace sg4 = simgrid::s4u;
 
 namespace gpuscale::engine {
 
 CommStream::CommStream(const Communicator& comm, int rank, model::CollectiveAlgorithm algorithm)
-    : comm_(comm), rank_(rank), algorithm_(algorithm), mutex_(sg4::Mutex::create()),
-      changed_(sg4::ConditionVariable::create())
+    : comm_(comm), rank_(rank), algorithm_(algorithm), queued_(sg4::Semaphore::create(0)),
+      reached_(sg4::Semaphore::create(0))
 {
 }
 
 void CommStream::submit(CollectiveOp op, double bytes)
 {
-  std::unique_lock lock(*mutex_);
-  pending_.push_back({op, bytes});
-  changed_->notify_all();
+  pending_.push_back({op, bytes, false});
+  queued_->release();
 }
 
 void CommStream::wait_completed(std::size_t count)
 {
-  std::unique_lock lock(*mutex_);
-  changed_->wait(lock, [this, count] { return completed_ >= count; });
+  if (completed_ >= count)
+    return;
+  waiting_for_ = count;
+  reached_->acquire();
 }
 
 void CommStream::close()
 {
-  std::unique_lock lock(*mutex_);
-  closed_ = true;
-  changed_->notify_all();
+  pending_.push_back({CollectiveOp::AllReduce, 0, true});
+  queued_->release();
 }
 
 void CommStream::operator()()
 {
-  std::unique_lock lock(*mutex_);
   while (true) {
-    changed_->wait(lock, [this] { return !pending_.empty() || closed_; });
-    if (pending_.empty())
-      return; // closed and drained
+    queued_->acquire();
     const Pending next = pending_.front();
     pending_.pop_front();
-    lock.unlock();
+    if (next.close)
+      return;
     const double start = sg4::Engine::get_clock();
     run_collective(next.op, algorithm_, comm_, rank_, next.bytes, counters_);
     busy_s_ += sg4::Engine::get_clock() - start;
-    lock.lock();
     ++completed_;
-    changed_->notify_all();
+    if (waiting_for_ != 0 && completed_ >= waiting_for_) {
+      waiting_for_ = 0;
+      reached_->release();
+    }
   }
 }
 

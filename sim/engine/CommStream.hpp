@@ -1,11 +1,15 @@
 #pragma once
 /// A GPU's communication stream: collectives run one after another, in submission order, on their
 /// own actor, while the GPU's compute actor goes on (as NCCL kernels on a separate CUDA stream).
+///
+/// SimGrid runs actors cooperatively, one at a time, switching only inside simcalls, so the queue and
+/// counters need no mutex; two semaphores carry the only blocking: "work queued" towards the stream
+/// actor and "what you waited for is done" back to the compute actor. That keeps the synchronisation
+/// to about two simcalls per collective, which matters at thousands of GPUs.
 
 #include "sim/engine/collectives/CollectiveDispatch.hpp"
 
-#include <simgrid/s4u/ConditionVariable.hpp>
-#include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 #include <deque>
 
@@ -33,16 +37,17 @@ private:
   struct Pending {
     CollectiveOp op;
     double bytes;
+    bool close;
   };
 
   const Communicator& comm_;
   int rank_;
   model::CollectiveAlgorithm algorithm_;
-  simgrid::s4u::MutexPtr mutex_;
-  simgrid::s4u::ConditionVariablePtr changed_;
+  simgrid::s4u::SemaphorePtr queued_; ///< one token per queued item
+  simgrid::s4u::SemaphorePtr reached_; ///< released once when completed_ reaches waiting_for_
   std::deque<Pending> pending_;
   std::size_t completed_ = 0;
-  bool closed_ = false;
+  std::size_t waiting_for_ = 0; ///< 0: the compute actor is not waiting
   double busy_s_ = 0;
   CollectiveCounters counters_;
 };

@@ -91,9 +91,12 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
     const std::string& type_name = topology.gpu_type[static_cast<std::size_t>(rank)];
     const model::GpuType& gpu = resolved.platform.gpu_types.at(type_name);
     spec.gpu_speed_flop_per_s.push_back(gpu.peak_for(precision).value() * scenario.efficiency.compute);
-    auto [it, inserted] = program_of_type.try_emplace(type_name, programs.size());
+    // One program per distinct (GPU type, batch share): uneven allocations give GPUs their own.
+    const model::BatchShare share = scenario.batch_of_rank(rank);
+    const std::string key = type_name + "/" + std::to_string(share.micro_batch) + "x" + std::to_string(share.accumulation);
+    auto [it, inserted] = program_of_type.try_emplace(key, programs.size());
     if (inserted)
-      programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision));
+      programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision, share));
     program_of_rank.push_back(it->second);
   }
   spec.network_efficiency = scenario.efficiency.network;

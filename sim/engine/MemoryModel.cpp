@@ -33,6 +33,13 @@ double optimizer_state_bytes_per_param(model::Optimizer optimizer, model::Precis
 MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision, int data_parallel)
 {
+  return estimate_memory(workload, scenario, gpu, precision, data_parallel, scenario.micro_batch_size);
+}
+
+MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model::Scenario& scenario,
+                               const model::GpuType& gpu, model::Precision precision, int data_parallel,
+                               int micro_batch)
+{
   const double n = std::max(1, data_parallel);
   const double element = model::element_bytes(precision);
   const int stage = scenario.zero_stage;
@@ -45,7 +52,7 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
   double largest_group_params = 0;
   double group_params = 0;
   for (const auto& layer : workload.layers) {
-    const LayerShare share = share_of(layer, scenario);
+    const LayerShare share = share_of(layer, scenario, micro_batch);
     psi += share.trainable_params;
     frozen += share.frozen_params;
     group_params += share.trainable_params + share.frozen_params;
@@ -81,7 +88,7 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
       segment = 0;
     }
   }
-  m.activation_bytes = scenario.micro_batch_size * (stored + (scenario.activation_checkpointing ? largest_segment : 0.0));
+  m.activation_bytes = micro_batch * (stored + (scenario.activation_checkpointing ? largest_segment : 0.0));
   if (stage >= 3) // the group in use and the prefetched next one, gathered in full
     m.buffer_bytes = 2.0 * largest_group_params * element;
   else // a bucket being reduced and the next one filling (DDP / DeepSpeed reduce buckets)

@@ -42,4 +42,9 @@ double optimizer_state_bytes_per_param(model::Optimizer optimizer, model::Precis
 MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision, int data_parallel);
 
+/// The same for a GPU running micro-batches of `micro_batch` samples (uneven allocations).
+MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model::Scenario& scenario,
+                               const model::GpuType& gpu, model::Precision precision, int data_parallel,
+                               int micro_batch);
+
 } // namespace gpuscale::engine

@@ -1,5 +1,7 @@
 #include "sim/engine/ScheduleBuilder.hpp"
 
+#include "sim/engine/ComputeCostModel.hpp"
+
 #include <stdexcept>
 
 namespace gpuscale::engine {
@@ -10,16 +12,16 @@ using model::TensorParallelMode;
 class ProgramBuilder {
 public:
   ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
-                 model::Precision precision)
+                 model::Precision precision, model::BatchShare batch)
       : workload_(workload), scenario_(scenario), gpu_(gpu), element_bytes_(model::element_bytes(precision)),
-        precision_(precision)
+        precision_(precision), batch_(batch)
   {
   }
 
   StepProgram build()
   {
     const int stage = scenario_.zero_stage;
-    const int micro_batches = scenario_.gradient_accumulation_steps();
+    const int micro_batches = batch_.accumulation;
     for (int micro = 0; micro < micro_batches; ++micro) {
       const bool last = micro + 1 == micro_batches;
       // DDP's no_sync() and ZeRO-1 reduce only at the accumulation boundary; ZeRO-2/3 every micro-step.
@@ -51,13 +53,14 @@ public:
 private:
   bool tp() const { return scenario_.tensor_parallel > 1; }
   bool cp() const { return scenario_.context_parallel > 1; }
-  double micro() const { return scenario_.micro_batch_size; }
+  double micro() const { return batch_.micro_batch; }
+  LayerShare layer_share(const model::Layer& layer) const { return share_of(layer, scenario_, batch_.micro_batch); }
 
   double total_trainable_local() const
   {
     double total = 0;
     for (const auto& layer : workload_.layers)
-      total += share_of(layer, scenario_).trainable_params;
+      total += layer_share(layer).trainable_params;
     return total;
   }
 
@@ -84,24 +87,38 @@ private:
   {
     if (cp() && layer.cp_comm_bytes_per_sample > 0) // ring attention needs every rank's K and V
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
-    program_.compute(share_of(layer, scenario_).forward_flop);
+    run_kernel(forward_kernel(layer, scenario_, precision_, batch_.micro_batch));
     if (layer.tensor_parallel == TensorParallelMode::Row)
       tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
   }
 
   void backward_layer(const model::Layer& layer, bool reduce_gradients)
   {
-    const LayerShare share = share_of(layer, scenario_);
+    const LayerShare share = layer_share(layer);
     const bool context_parallel = cp() && layer.cp_comm_bytes_per_sample > 0 && layer.backward_flop_per_sample > 0;
     if (context_parallel) // Megatron-Core's ring attention gathers K and V again for backward
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
-    program_.compute(share.backward_flop);
+    run_kernel(backward_kernel(layer, scenario_, precision_, batch_.micro_batch));
     if (context_parallel) // K/V gradients back to their owners
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter, context_parallel_bytes(layer));
     if (layer.tensor_parallel == TensorParallelMode::Column)
       tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
     if (reduce_gradients)
       add_gradients(share.trainable_params * element_bytes_);
+  }
+
+  /// A layer's kernel on the roofline (ComputeCostModel). A memory-bound kernel enters as the FLOPs
+  /// the GPU host (speed = peak x compute efficiency) executes in the kernel's HBM time: the same
+  /// duration, but consecutive kernels stay one SimGrid activity instead of alternating with sleeps,
+  /// which keeps simulations of many-layer models cheap.
+  void run_kernel(const KernelCost& kernel)
+  {
+    const double peak = gpu_.peak_for(precision_).value_or(0.0);
+    if (peak > 0 && is_memory_limited(kernel, peak, gpu_.memory_bw_Bps, scenario_.efficiency))
+      program_.compute(kernel_time_s(kernel, peak, gpu_.memory_bw_Bps, scenario_.efficiency) * peak *
+                       scenario_.efficiency.compute);
+    else
+      program_.compute(kernel.flop);
   }
 
   void forward_layers(std::size_t begin, std::size_t end)
@@ -155,7 +172,7 @@ private:
     Group group;
     double params = 0;
     for (std::size_t i = 0; i < workload_.layers.size(); ++i) {
-      const LayerShare share = share_of(workload_.layers[i], scenario_);
+      const LayerShare share = layer_share(workload_.layers[i]);
       params += share.trainable_params + share.frozen_params;
       group.end = i + 1;
       if (params >= scenario_.zero3_prefetch_params || i + 1 == workload_.layers.size()) {
@@ -202,6 +219,7 @@ private:
   const model::GpuType& gpu_;
   double element_bytes_;
   model::Precision precision_;
+  model::BatchShare batch_;
   StepProgram program_;
   double bucket_bytes_ = 0;
   std::vector<Group> groups_;
@@ -219,7 +237,7 @@ double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Prec
   return element + 4.0 + states + 4.0 + states + element;
 }
 
-LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario)
+LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch)
 {
   const double tp = scenario.tensor_parallel;
   const double cp = scenario.context_parallel;
@@ -227,22 +245,30 @@ LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario)
   // sequence parallelism splits them along the sequence. CP splits every layer's sequence.
   const double compute_split = (layer.tp_sharded() || scenario.sequence_parallel ? tp : 1.0) * cp;
   const double param_split = layer.tp_sharded() ? tp : 1.0;
-  const double micro = scenario.micro_batch_size;
+  const double micro = micro_batch;
   LayerShare share;
   share.forward_flop = layer.forward_flop_per_sample * micro / compute_split;
   const double recompute = scenario.activation_checkpointing && layer.recomputed ? layer.forward_flop_per_sample : 0.0;
   share.backward_flop = (layer.backward_flop_per_sample + recompute) * micro / compute_split;
   share.trainable_params = layer.trainable_params / param_split;
   share.frozen_params = layer.frozen_params / param_split;
+  share.compute_split = compute_split;
   return share;
+}
+
+StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
+                               const model::GpuType& gpu, model::Precision precision, model::BatchShare batch)
+{
+  if (scenario.zero_stage < 0 || scenario.zero_stage > 3)
+    throw std::invalid_argument("ZeRO stage must be 0-3");
+  return ProgramBuilder(workload, scenario, gpu, precision, batch).build();
 }
 
 StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision)
 {
-  if (scenario.zero_stage < 0 || scenario.zero_stage > 3)
-    throw std::invalid_argument("ZeRO stage must be 0-3");
-  return ProgramBuilder(workload, scenario, gpu, precision).build();
+  return build_step_program(workload, scenario, gpu, precision,
+                            {scenario.micro_batch_size, scenario.gradient_accumulation_steps()});
 }
 
 } // namespace gpuscale::engine

@@ -29,11 +29,17 @@ struct LayerShare {
   double backward_flop = 0; ///< per micro-batch, recomputation included
   double trainable_params = 0;
   double frozen_params = 0;
+  double compute_split = 1; ///< ranks the layer's work is divided over (tp if sharded or SP, x cp)
 };
 
 /// How `layer` divides over tp x cp ranks for a micro-batch of `micro_batch` samples.
-LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario);
+LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch);
 
+/// The step of a GPU that runs `batch` (its micro-batch size and accumulation steps).
+StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
+                               const model::GpuType& gpu, model::Precision precision, model::BatchShare batch);
+
+/// The step with the scenario's uniform batch share.
 StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision);
 

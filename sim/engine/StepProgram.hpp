@@ -38,7 +38,9 @@ struct Instruction {
 struct StepProgram {
   std::vector<Instruction> instructions;
   std::array<std::size_t, kStreamCount> submitted{}; ///< collectives per stream in the whole step
-  double compute_flop = 0;                          ///< total FLOP the program executes
+  /// Total FLOP the program executes at the GPU's effective rate (memory-bound kernels count as the
+  /// FLOPs that rate executes in their duration).
+  double compute_flop = 0;
   double sleep_s = 0;                               ///< total memory-bound time
 
   void compute(double flop);

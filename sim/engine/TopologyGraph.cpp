@@ -21,7 +21,7 @@ public:
     for (std::size_t g = 0; g < platform_.node_groups.size() && rank_ < wanted; ++g) {
       const auto& type = platform_.node_type_of_group(g);
       for (int i = 0; i < platform_.node_groups[g].count && rank_ < wanted; ++i)
-        add_node(type, node++);
+        add_node(type, node++, wanted);
     }
     connect_nodes();
   }
@@ -45,11 +45,12 @@ private:
         boost::add_edge(a, b, TopologyEdge{name, kind, bandwidth_Bps, latency_s, id, a, b}, out_.graph).first);
   }
 
-  void add_node(const model::NodeType& type, int node)
+  /// Adds a node with its GPUs up to global rank `wanted`: a run smaller than a node uses part of it.
+  void add_node(const model::NodeType& type, int node, int wanted)
   {
     const std::string prefix = "n" + std::to_string(node);
     std::vector<Vertex> gpus;
-    for (int local = 0; local < type.gpus_per_node; ++local) {
+    for (int local = 0; local < type.gpus_per_node && rank_ < wanted; ++local) {
       gpus.push_back(add_vertex(prefix + "-gpu" + std::to_string(local), VertexKind::Gpu, node, rank_));
       out_.gpu_vertices.push_back(gpus.back());
       out_.gpu_node.push_back(node);

@@ -63,9 +63,9 @@ struct TopologyGraph {
   std::vector<std::vector<RouteHop>> routes_from(int src_rank, const std::vector<int>& dst_ranks) const;
 };
 
-/// Builds the graph of the first `gpus` GPUs' nodes (all nodes if `gpus` <= 0). Nodes beyond those
-/// needed are left out, so a 2-GPU run on a 1000-node cluster stays small; the network switches the
-/// used nodes need are all present, so contention inside them is simulated.
+/// Builds the graph of the first `gpus` GPUs (all if `gpus` <= 0) and of the nodes that hold them.
+/// Nodes and GPUs beyond those are left out, so a 2-GPU run on a 1000-node cluster stays small; the
+/// network switches the used nodes need are all present, so contention inside them is simulated.
 TopologyGraph build_topology(const model::Platform& platform, int gpus);
 
 } // namespace gpuscale::engine

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuscale::model {
 
@@ -35,6 +36,14 @@ struct Efficiency {
   double memory = 0.8;  ///< of HBM bandwidth, for memory-bound work (optimizer step)
 };
 
+/// One GPU's share of the global batch: micro-batch size and micro-batches per optimizer step.
+struct BatchShare {
+  int micro_batch = 0;
+  int accumulation = 1;
+  int samples() const { return micro_batch * accumulation; }
+  bool operator==(const BatchShare&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string platform_path;
@@ -57,6 +66,18 @@ struct Scenario {
   SimgridNetworkConfig simgrid;
   std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists
   std::string input_pipeline;   ///< host data pipeline; "": the first listed for the benchmark
+
+  /// Heterogeneity-aware allocation (as Poplar): each GPU rank's own share; empty = every GPU runs
+  /// micro_batch_size x gradient_accumulation_steps(). The shares add up to the global batch.
+  std::vector<BatchShare> batch_per_rank;
+
+  /// What GPU `rank` runs per step.
+  BatchShare batch_of_rank(int rank) const
+  {
+    if (batch_per_rank.empty())
+      return {micro_batch_size, gradient_accumulation_steps()};
+    return batch_per_rank.at(static_cast<std::size_t>(rank));
+  }
 
   /// Data-parallel degree: model replicas.
   int data_parallel() const { return gpus / (tensor_parallel * context_parallel); }

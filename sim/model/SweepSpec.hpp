@@ -30,17 +30,23 @@ struct SkippedPoint {
   std::string detail; ///< the check's message, with the numbers involved
 };
 
-/// One runnable point. Points share their platform and workload objects.
+/// One runnable point. Points of the same platform and workload share what was read for them
+/// (platform, workload, convergence table, host input costs); each has its own scenario fields.
 struct SweepPoint {
   std::int64_t index = 0;
   Scenario scenario;
-  std::shared_ptr<const Platform> platform;
-  std::shared_ptr<const WorkloadTrace> workload;
+  std::shared_ptr<const ResolvedScenario> shared; ///< the pair's files; its `scenario` is not this point's
   std::string scenario_text; ///< YAML of the equivalent single scenario (paths relative to the sweep file)
-  std::optional<ConvergenceTable> convergence; ///< the workload's, when it has one
-  std::optional<HostInputCost> host_input;
 
-  ResolvedScenario resolve() const { return {scenario, *platform, *workload, convergence, host_input}; }
+  const Platform& platform() const { return shared->platform; }
+  const WorkloadTrace& workload() const { return shared->workload; }
+  /// Everything a simulation of this point needs.
+  ResolvedScenario resolve() const
+  {
+    ResolvedScenario resolved = *shared;
+    resolved.scenario = scenario;
+    return resolved;
+  }
 };
 
 /// A sweep file, expanded and checked.

@@ -1,12 +1,15 @@
 #include "sim/results/ResultsFile.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace gpuscale::results {
 namespace {
@@ -375,6 +378,36 @@ void fsync_path(const fs::path& path)
   }
 }
 
+/// Makes a rename in `directory` durable (the new directory entry reaches the disk).
+void fsync_directory(const fs::path& directory)
+{
+  const int fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+/// Removes ".<name>.tmp.<pid>" copies left by writers that were killed before their rename (each is a
+/// whole copy of the results file); a live writer's copy is left alone.
+void remove_stale_temporaries(const fs::path& target)
+{
+  const std::string prefix = "." + target.filename().string() + ".tmp.";
+  const fs::path directory = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::error_code error;
+  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    const std::string pid_text = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : "";
+    if (pid_text.empty() || pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
 } // namespace
 
 std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
@@ -384,6 +417,7 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
   const fs::path target(path);
   const fs::path temporary = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
   const bool existed = fs::exists(target);
+  remove_stale_temporaries(target);
   if (existed) { // validate before copying: a foreign or corrupt file is reported, never replaced
     Handle file = open_file(path, H5F_ACC_RDONLY);
     open_runs(file.get(), path);
@@ -431,6 +465,7 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
   }
   fsync_path(temporary);
   fs::rename(temporary, target);
+  fsync_directory(target.parent_path());
   return ids;
 }
 

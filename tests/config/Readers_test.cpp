@@ -3,6 +3,7 @@
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/config/ScenarioReader.hpp"
+#include "sim/config/SweepReader.hpp"
 #include "sim/config/WorkloadReader.hpp"
 
 #include <catch2/catch.hpp>
@@ -57,10 +58,15 @@ TEST_CASE("config readers accept every shipped platform, workload and scenario",
       CHECK(workload.forward_flop_per_sample() > 0);
       ++files;
     }
-  for (const auto& entry : fs::directory_iterator(fs::path(GPUSCALE_SOURCE_DIR) / "scenarios"))
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(GPUSCALE_SOURCE_DIR) / "scenarios"))
     if (entry.path().extension() == ".yaml") {
       INFO(entry.path());
-      CHECK_NOTHROW(config::read_scenario(entry.path().string()));
+      std::ifstream in(entry.path());
+      const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+      if (text.find("\nsweep:") != std::string::npos)
+        CHECK(config::read_sweep(entry.path().string()).points.size() > 0);
+      else
+        CHECK_NOTHROW(config::read_scenario(entry.path().string()));
       ++files;
     }
   CHECK(files >= 15);

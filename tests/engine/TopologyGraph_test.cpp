@@ -64,6 +64,6 @@ TEST_CASE("engine::TopologyGraph sizes fat-tree uplinks as leaf capacity / overs
 TEST_CASE("engine::build_topology keeps only the nodes the GPU count needs", "[engine][topology]")
 {
   const auto t = engine::build_topology(testing::synthetic_platform(100, 8, 100e9, 1e-6), 12);
-  CHECK(t.gpu_vertices.size() == 16); // two whole nodes
+  CHECK(t.gpu_vertices.size() == 12); // one whole node and half of the next
   CHECK(t.gpu_node.back() == 1);
 }

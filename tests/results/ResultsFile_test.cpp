@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <unistd.h>
 
 using namespace gpuscale;
@@ -110,4 +111,55 @@ TEST_CASE("results::read_runs names what is wrong with an HDF5 file that is not 
   results::append_runs(empty.string(), {}, "test");
   CHECK(results::read_runs(empty.string()).empty());
   CHECK_THROWS_WITH(results::read_scenario_text(empty.string(), 7), empty.string() + ": no scenario text for run 7");
+}
+
+namespace {
+
+/// An HDF5 file whose /runs is a dataset of doubles, with an optional schema_version attribute.
+void write_foreign_runs(const fs::path& path, std::optional<long long> schema_version)
+{
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t n = 2;
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t dataset = H5Dcreate2(file, "runs", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (schema_version) {
+    const hid_t scalar = H5Screate(H5S_SCALAR);
+    const hid_t attribute = H5Acreate2(dataset, "schema_version", H5T_NATIVE_LLONG, scalar, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attribute, H5T_NATIVE_LLONG, &*schema_version);
+    H5Aclose(attribute);
+    H5Sclose(scalar);
+  }
+  H5Dclose(dataset);
+  H5Sclose(space);
+  H5Fclose(file);
+}
+
+} // namespace
+
+TEST_CASE("results::read_runs and append_runs say why a /runs table is not theirs, and touch nothing", "[results]")
+{
+  const auto dir = fresh_dir("not-ours");
+  const auto no_attribute = dir / "no_attribute.h5";
+  const auto newer = dir / "newer.h5";
+  const auto other_columns = dir / "other_columns.h5";
+  const auto empty = dir / "empty.h5";
+  write_foreign_runs(no_attribute, std::nullopt);
+  write_foreign_runs(newer, 99);
+  write_foreign_runs(other_columns, results::kSchemaVersion);
+  std::ofstream(empty).close();
+  const std::vector<std::pair<fs::path, std::string>> cases{
+      {no_attribute, ": not a gpuscale results file (/runs has no 'schema_version' attribute)"},
+      {newer, ": results schema version 99, this gpuscale reads " + std::to_string(results::kSchemaVersion)},
+      {other_columns, ": /runs has unexpected columns for schema version " + std::to_string(results::kSchemaVersion)},
+      {empty, ": not an HDF5 file (corrupt, truncated, or another format)"},
+  };
+  for (const auto& [path, message] : cases) {
+    INFO(path);
+    const std::string before = file_bytes(path);
+    CHECK_THROWS_WITH(results::read_runs(path.string()), path.string() + message);
+    CHECK_THROWS_WITH(results::append_runs(path.string(), {{sample_record(1), ""}}, "test"), path.string() + message);
+    CHECK(file_bytes(path) == before);
+  }
+  for (const auto& entry : fs::directory_iterator(dir))
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
 }

@@ -1,0 +1,110 @@
+#include "analysis/CalibrationSurrogate.hpp"
+
+#include "sim/model/Calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace gpuscale::analysis {
+namespace {
+
+// Bounds (values, not coordinates). Efficiencies are fractions of datasheet peaks.
+constexpr double kComputeLow = 0.02, kComputeHigh = 2.0, kComputeStart = 0.4;
+constexpr double kGenerationLow = 0.2, kGenerationHigh = 3.0;
+constexpr double kMemoryLow = 0.05, kMemoryHigh = 3.0, kMemoryStart = 0.7;
+constexpr double kNetworkLow = 0.02, kNetworkHigh = 2.0, kNetworkStart = 0.7;
+constexpr double kOverheadHighMin = 30.0, kOverheadStartMin = 1.0;
+
+} // namespace
+
+ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
+{
+  std::set<std::string> benchmarks, generations, fabrics;
+  for (const auto& c : cases) {
+    benchmarks.insert(c.benchmark);
+    if (c.generation != model::kReferenceGeneration)
+      generations.insert(c.generation);
+    fabrics.insert(c.fabric_class);
+  }
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"compute." + b, Group::Compute, b, std::log(kComputeStart), std::log(kComputeLow),
+                           std::log(kComputeHigh)});
+  for (const auto& g : generations)
+    parameters_.push_back({"generation." + g, Group::Generation, g, 0.0, std::log(kGenerationLow),
+                           std::log(kGenerationHigh)});
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"memory." + b, Group::Memory, b, std::log(kMemoryStart), std::log(kMemoryLow),
+                           std::log(kMemoryHigh)});
+  for (const auto& f : fabrics)
+    parameters_.push_back({"network." + f, Group::Network, f, std::log(kNetworkStart), std::log(kNetworkLow),
+                           std::log(kNetworkHigh)});
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"overhead." + b, Group::Overhead, b, kOverheadStartMin, 0.0, kOverheadHighMin});
+}
+
+std::vector<double> ParameterSpace::start() const
+{
+  std::vector<double> x;
+  for (const auto& p : parameters_)
+    x.push_back(p.start);
+  return x;
+}
+
+double ParameterSpace::value_of(std::size_t index, const std::vector<double>& x) const
+{
+  return parameters_[index].group == Group::Overhead ? 60.0 * x[index] : std::exp(x[index]);
+}
+
+int ParameterSpace::index_of(const std::string& name) const
+{
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std::vector<double>& x) const
+{
+  double compute = kComputeStart, factor = 1.0, memory = kMemoryStart, network = kNetworkStart;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& p = parameters_[i];
+    if (p.group == Group::Compute && p.label == c.benchmark)
+      compute = std::exp(x[i]);
+    else if (p.group == Group::Generation && p.label == c.generation)
+      factor = std::exp(x[i]);
+    else if (p.group == Group::Memory && p.label == c.benchmark)
+      memory = std::exp(x[i]);
+    else if (p.group == Group::Network && p.label == c.fabric_class)
+      network = std::exp(x[i]);
+  }
+  return {std::min(model::kMaxComputeEfficiency, compute * factor), network, memory};
+}
+
+double ParameterSpace::overhead_s(const std::string& benchmark, const std::vector<double>& x) const
+{
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].group == Group::Overhead && parameters_[i].label == benchmark)
+      return 60.0 * x[i];
+  return 0.0;
+}
+
+double ParameterSpace::predict_minutes(const CalibrationCase& c, const std::vector<double>& x) const
+{
+  return surrogate_minutes(c, efficiency(c, x), overhead_s(c.benchmark, x));
+}
+
+double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s)
+{
+  const double busy0 = c.reference_busy_s;
+  const double busy = c.profile.busy_time_s(efficiency.compute, efficiency.memory);
+  const double r = c.reference.network / efficiency.network;
+  const double hidden0 = std::max(0.0, c.comm_s - c.exposed_comm_s);
+  const double scale = busy0 > 0 ? busy / busy0 : 1.0;
+  const double exposed = std::max({0.0, c.exposed_comm_s * r, c.comm_s * r - hidden0 * scale});
+  const double residual = c.iteration_s - busy0 - c.exposed_comm_s;
+  const double step = std::max(busy + exposed + residual, c.host_limit_s);
+  return step * c.minutes_per_step_s + c.fixed_minutes + overhead_s / 60.0;
+}
+
+} // namespace gpuscale::analysis

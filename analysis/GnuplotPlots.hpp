@@ -1,0 +1,25 @@
+#pragma once
+/// Plots of the analysis with gnuplot, each as PNG (pngcairo) and SVG: time vs GPUs and efficiency vs
+/// GPUs for every scaling series (balance points circled), per workload the Pareto frontiers of time
+/// against GPU-hours, cost and energy (balance points and the deadline choice marked), and the
+/// clusters. Data files (.dat) and scripts (.gp) are kept beside the images so a plot can be
+/// restyled by editing its script.
+
+#include "analysis/FrontierAnalysis.hpp"
+#include "analysis/MarkdownReport.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpuscale::analysis {
+
+struct PlotOutcome {
+  std::vector<PlotFile> plots; ///< rendered
+  std::string problem;         ///< empty if every plot rendered; else why not (gnuplot missing, its error)
+};
+
+/// Writes data and scripts into `directory` (which must exist). If `render`, runs `gnuplot` on each
+/// script there (its messages go to plots.log).
+PlotOutcome write_plots(const FrontierAnalysis& analysis, const std::string& directory, bool render = true);
+
+} // namespace gpuscale::analysis

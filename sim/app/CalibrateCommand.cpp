@@ -1,0 +1,116 @@
+#include "sim/app/CalibrationCases.hpp"
+#include "sim/app/CalibrationReport.hpp"
+#include "sim/app/Commands.hpp"
+#include "analysis/CalibrationFit.hpp"
+#include "analysis/CrossValidation.hpp"
+#include "sim/config/CalibrationReader.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <memory>
+
+namespace gpuscale::app {
+namespace {
+
+struct CalibrateOptions {
+  std::string mlperf_dir;
+  std::string output_path;
+  std::string reference_path; ///< "": the embedded calibration
+  int workers = 2;
+  int max_accelerators = 0;
+  bool list_excluded = false;
+};
+
+void run_calibrate(const CalibrateOptions& options)
+{
+  const auto start = std::chrono::steady_clock::now();
+  const model::Calibration reference =
+      options.reference_path.empty() ? config::default_calibration() : config::read_calibration(options.reference_path);
+  const CaseSet set = prepare_calibration_cases(options.mlperf_dir, reference,
+                                                {options.workers, options.max_accelerators, true});
+  if (set.cases.empty())
+    throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
+  fmt::print("results    {} simulated ({:.0f} s of simulation, slowest {:.1f} s: {}), {} left out{}\n",
+             set.cases.size(), set.simulation_wall_s, set.slowest_simulation_s, set.slowest_case, set.excluded.size(),
+             options.list_excluded ? ":" : " (--list-excluded lists them)");
+  if (options.list_excluded)
+    for (const auto& why : set.excluded)
+      fmt::print("  {}\n", why);
+
+  const analysis::ParameterSpace space(set.cases);
+  const auto fit = analysis::fit_calibration(space, set.cases);
+  std::vector<double> in_sample, loso;
+  const auto loso_minutes = analysis::leave_group_out(
+      space, set.cases, [](const analysis::CalibrationCase& c) { return c.system_key; }, fit.x);
+  for (std::size_t i = 0; i < set.cases.size(); ++i) {
+    in_sample.push_back(
+        analysis::absolute_percentage_error(space.predict_minutes(set.cases[i], fit.x), set.cases[i].actual_minutes));
+    loso.push_back(analysis::absolute_percentage_error(loso_minutes[i], set.cases[i].actual_minutes));
+  }
+
+  // The surrogate against the simulator at the fitted parameters.
+  std::vector<model::Efficiency> fitted;
+  for (const auto& c : set.cases)
+    fitted.push_back(space.efficiency(c, fit.x));
+  auto scenarios = set.scenarios;
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    if (scenarios[i].convergence) // the calibrated overhead, as a run with this calibration adds it
+      scenarios[i].convergence->run_start_overhead_s += space.overhead_s(set.cases[i].benchmark, fit.x);
+  const auto simulated = simulate_minutes(scenarios, fitted, options.workers, true);
+  std::vector<double> differences;
+  for (std::size_t i = 0; i < simulated.size(); ++i)
+    if (std::isfinite(simulated[i]))
+      differences.push_back(analysis::absolute_percentage_error(space.predict_minutes(set.cases[i], fit.x), simulated[i]));
+  const auto difference = analysis::summarise_errors(differences);
+  const auto fit_errors = analysis::summarise_errors(in_sample);
+  const auto loso_errors = analysis::summarise_errors(loso);
+
+  model::Calibration calibration = calibration_from_fit(space, fit);
+  calibration.batch_sizes = batch_size_rules(set.entries);
+  auto& summary = calibration.summary;
+  summary.results = static_cast<int>(set.cases.size());
+  summary.fit_median_ape_pct = fit_errors.median_pct;
+  summary.loso_median_ape_pct = loso_errors.median_pct;
+  summary.surrogate_max_abs_diff_pct = *std::max_element(differences.begin(), differences.end());
+  summary.command = "gpuscale calibrate --mlperf <shared/mlperf> -o " + options.output_path +
+                    (options.max_accelerators > 0 ? " --max-accelerators " + std::to_string(options.max_accelerators) : "");
+  summary.data = "MLPerf Training v3.0-v4.1 closed division (shared/mlperf: scores and trimmed MLLOG logs), " +
+                 std::to_string(set.cases.size()) + " results";
+  std::ofstream(options.output_path) << config::format_calibration(calibration);
+
+  fmt::print("\n{}", format_parameter_table(calibration));
+  fmt::print("\nfit        rms log error {:.4f}; APE median {:.1f} %, mean {:.1f} %, p90 {:.1f} % ({} evaluations)\n",
+             fit.rms_log_error, fit_errors.median_pct, fit_errors.mean_pct, fit_errors.p90_pct, fit.evaluations);
+  fmt::print("LOSO       APE median {:.1f} %, mean {:.1f} %, p90 {:.1f} % (gpuscale validate for the details)\n",
+             loso_errors.median_pct, loso_errors.mean_pct, loso_errors.p90_pct);
+  fmt::print("surrogate  vs re-simulation at the fitted parameters: median {:.2f} %, max {:.2f} % ({} results)\n",
+             difference.median_pct, summary.surrogate_max_abs_diff_pct, difference.count);
+  fmt::print("written    {} ({:.0f} s)\n", options.output_path,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+} // namespace
+
+void add_calibrate_command(CLI::App& app)
+{
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "calibrate", "Fit efficiencies and overheads to MLPerf Training results (docs/CALIBRATION.md)");
+  command->add_option("--mlperf", options->mlperf_dir, "MLPerf results folder (shared/mlperf layout or upstream)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  command->add_option("-o,--output", options->output_path, "Calibration YAML to write")->required();
+  command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
+  command->add_option("--max-accelerators", options->max_accelerators,
+                      "Leave out results on more accelerators (0: none left out)");
+  command->add_option("--reference", options->reference_path,
+                      "Calibration whose efficiencies the reference simulations use (default: the embedded one)")
+      ->check(CLI::ExistingFile);
+  command->add_flag("--list-excluded", options->list_excluded, "List the results left out and why");
+  command->callback([options] { run_calibrate(*options); });
+}
+
+} // namespace gpuscale::app

@@ -1,0 +1,45 @@
+#pragma once
+/// The MLPerf results a calibration uses, each simulated once at reference efficiencies and turned
+/// into an analysis::CalibrationCase (docs/CALIBRATION.md, "Which results").
+///
+/// Taken: closed division, an olympic score, accelerators in the catalog, a layout that fits, and
+/// not a repeat of runs already taken (same run_start times under another round or system name).
+/// Everything else is listed in `excluded` with the reason.
+
+#include "analysis/CalibrationCase.hpp"
+#include "sim/model/Calibration.hpp"
+#include "sim/model/MlperfRun.hpp"
+#include "sim/model/Scenario.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpuscale::app {
+
+struct CaseOptions {
+  int workers = 2;
+  int max_accelerators = 0; ///< 0: no limit; else results on more accelerators are left out
+  bool progress = false;    ///< print a progress line to stderr
+};
+
+struct CaseSet {
+  std::vector<analysis::CalibrationCase> cases;
+  std::vector<model::ResolvedScenario> scenarios; ///< parallel to cases, at the reference efficiencies
+  std::vector<std::string> excluded;              ///< "round/submitter/system/benchmark: reason"
+  std::vector<model::MlperfEntry> entries;        ///< closed-division, scored, not repeated (batch-size rules)
+  double simulation_wall_s = 0;                   ///< summed over simulations
+  double slowest_simulation_s = 0;
+  std::string slowest_case;
+};
+
+/// Imports `mlperf_dir`, builds and simulates every usable result at `reference`'s efficiencies
+/// (no calibrated overhead). Throws ConfigError if the folder cannot be read at all.
+CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Calibration& reference,
+                                  const CaseOptions& options);
+
+/// Re-simulates `scenarios` with the efficiencies given per scenario; minutes to train, NaN where a
+/// simulation failed.
+std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,
+                                     const std::vector<model::Efficiency>& efficiencies, int workers, bool progress);
+
+} // namespace gpuscale::app

@@ -1,0 +1,84 @@
+#include "sim/app/CalibrationReport.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace gpuscale::app {
+
+std::string bucket_label(int accelerators)
+{
+  if (accelerators <= 8)
+    return "<=8";
+  if (accelerators <= 64)
+    return "9-64";
+  if (accelerators <= 512)
+    return "65-512";
+  return ">512";
+}
+
+model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
+                                        const analysis::CalibrationFitResult& fit)
+{
+  using Group = analysis::ParameterSpace::Group;
+  model::Calibration calibration;
+  calibration.generation[model::kReferenceGeneration] = {1.0, 0.0, 0, true, "reference generation: held at 1"};
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    const auto& p = space.parameters()[i];
+    const auto& f = fit.parameters[i];
+    const model::CalibratedValue value{f.value, f.standard_error, f.results, f.identified, f.note};
+    switch (p.group) {
+      case Group::Compute: calibration.compute[p.label] = value; break;
+      case Group::Generation: calibration.generation[p.label] = value; break;
+      case Group::Memory: calibration.memory[p.label] = value; break;
+      case Group::Network: calibration.network[p.label] = value; break;
+      case Group::Overhead: calibration.overhead_s[p.label] = value; break;
+    }
+  }
+  return calibration;
+}
+
+std::vector<model::BatchSizeRule> batch_size_rules(const std::vector<model::MlperfEntry>& entries)
+{
+  std::map<std::pair<std::string, int>, std::vector<int>> sizes;
+  for (const auto& e : entries) {
+    const int n = e.description.accelerators_total();
+    if (n <= 0 || e.global_batch_size <= 0)
+      continue;
+    for (int bound : kAcceleratorBuckets)
+      if (n <= bound) {
+        sizes[{e.benchmark, bound}].push_back(e.global_batch_size);
+        break;
+      }
+  }
+  std::vector<model::BatchSizeRule> rules;
+  for (auto& [key, values] : sizes) {
+    std::sort(values.begin(), values.end());
+    rules.push_back({key.first, key.second, values[(values.size() - 1) / 2], static_cast<int>(values.size())});
+  }
+  return rules;
+}
+
+std::string format_parameter_table(const model::Calibration& c)
+{
+  std::string out = fmt::format("{:<28} {:>10} {:>10} {:>8}  {}\n", "parameter", "value", "1-sigma", "results",
+                                "identified");
+  auto row = [&](const std::string& name, const model::CalibratedValue& v, const char* unit) {
+    out += fmt::format("{:<28} {:>9.4g}{} {:>9.3g}{} {:>8}  {}\n", name, v.value, unit, v.standard_error, unit,
+                       v.results, v.identified ? (v.note.empty() ? "yes" : "yes; " + v.note) : "NO: " + v.note);
+  };
+  for (const auto& [name, v] : c.compute)
+    row("compute." + name, v, " ");
+  for (const auto& [name, v] : c.generation)
+    row("generation." + name, v, " ");
+  for (const auto& [name, v] : c.memory)
+    row("memory." + name, v, " ");
+  for (const auto& [name, v] : c.network)
+    row("network." + name, v, " ");
+  for (const auto& [name, v] : c.overhead_s)
+    row("overhead." + name, v, "s");
+  return out;
+}
+
+} // namespace gpuscale::app

@@ -1,0 +1,29 @@
+#pragma once
+/// Turns a fit into a model::Calibration (parameters with uncertainties, batch-size rules) and
+/// formats the parameter table the calibrate command prints.
+
+#include "analysis/CalibrationFit.hpp"
+#include "sim/model/Calibration.hpp"
+#include "sim/model/MlperfRun.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpuscale::app {
+
+/// Accelerator-count buckets of the batch-size rules and of validation's error table.
+inline constexpr int kAcceleratorBuckets[] = {8, 64, 512, 1'000'000};
+std::string bucket_label(int accelerators);
+
+/// The parameters of `fit` in `space` as a calibration (summary and batch sizes left empty).
+model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
+                                        const analysis::CalibrationFitResult& fit);
+
+/// Per benchmark and accelerator bucket, the median global batch size of `entries` (the lower
+/// middle value for an even count, so it is one that was used).
+std::vector<model::BatchSizeRule> batch_size_rules(const std::vector<model::MlperfEntry>& entries);
+
+/// One line per parameter: name, value, 1-sigma, results, identified.
+std::string format_parameter_table(const model::Calibration& calibration);
+
+} // namespace gpuscale::app

@@ -1,0 +1,55 @@
+#include "sim/app/MlperfScenarioBuilder.hpp"
+
+#include "sim/app/DataPaths.hpp"
+#include "sim/app/SubmitterLayout.hpp"
+#include "sim/config/ConvergenceReader.hpp"
+#include "sim/config/HostInputReader.hpp"
+#include "sim/config/PlatformReader.hpp"
+#include "sim/config/WorkloadReader.hpp"
+#include "sim/model/Calibration.hpp"
+
+namespace gpuscale::app {
+
+MlperfScenarioBuilder::MlperfScenarioBuilder()
+    : catalog_(config::read_platform(catalog_path())),
+      host_costs_(config::read_host_input(data_dir() + "/workloads/host_input/host_input.yaml"))
+{
+}
+
+const model::WorkloadTrace& MlperfScenarioBuilder::workload(const std::string& benchmark)
+{
+  auto it = workloads_.find(benchmark);
+  if (it == workloads_.end()) {
+    it = workloads_.emplace(benchmark, config::read_workload(workload_path(benchmark))).first;
+    convergence_.emplace(benchmark,
+                         config::read_convergence(data_dir() + "/workloads/convergence/" + benchmark + ".yaml"));
+  }
+  return it->second;
+}
+
+MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, const std::string& benchmark,
+                                            int global_batch_size, const model::Efficiency& efficiency)
+{
+  MlperfScenario out;
+  out.mapping = config::map_mlperf_system(system, catalog_);
+  auto& r = out.resolved;
+  r.platform = out.mapping.platform;
+  r.workload = workload(benchmark);
+  r.convergence = convergence_.at(benchmark);
+  const model::GpuType& gpu = r.platform.gpu_types.at(out.mapping.gpu_type);
+  auto& s = r.scenario;
+  s.name = "mlperf-" + system.submitter + "-" + system.system_name + "-" + benchmark;
+  s.platform_path = system.file;
+  s.workload_path = workload_path(benchmark);
+  s.gpus = system.accelerators_total();
+  s.global_batch_size = global_batch_size;
+  s.efficiency = efficiency;
+  choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node);
+  if (const auto* cost = model::find_host_input_cost(host_costs_, benchmark, s.input_pipeline))
+    r.host_input = *cost;
+  out.generation = gpu.generation;
+  out.fabric_class = model::fabric_class_of(r.platform, s.gpus);
+  return out;
+}
+
+} // namespace gpuscale::app

@@ -1,0 +1,143 @@
+#include "sim/app/CommandExit.hpp"
+#include "sim/app/Commands.hpp"
+#include "sim/app/MlperfScenarioBuilder.hpp"
+#include "sim/app/ScenarioRunner.hpp"
+#include "sim/config/CalibratedScenario.hpp"
+#include "sim/config/CalibrationReader.hpp"
+#include "sim/config/MlperfLogReader.hpp"
+#include "sim/config/MlperfPlatformMapper.hpp"
+#include "sim/config/MlperfSystemReader.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace gpuscale::app {
+namespace {
+
+struct PredictOptions {
+  std::string system_path;
+  std::string benchmark;
+  int global_batch_size = 0; ///< 0: the calibration's batch-size rule
+  std::string calibration_path;
+  std::string format = "text";
+};
+
+std::string json_string(const std::string& text)
+{
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += fmt::format("\\u{:04x}", static_cast<int>(static_cast<unsigned char>(c)));
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+/// The batch size to simulate and where it comes from.
+std::pair<int, std::string> choose_batch(const PredictOptions& options, const model::Calibration& calibration,
+                                         const std::string& benchmark, int accelerators)
+{
+  if (options.global_batch_size > 0)
+    return {options.global_batch_size, "--gbs"};
+  const auto rule = calibration.batch_size_for(benchmark, accelerators);
+  if (!rule)
+    throw std::invalid_argument("the calibration has no batch-size rule for " + benchmark + ": give --gbs");
+  int gbs = *rule;
+  std::string source = fmt::format("calibration: median of MLPerf results at similar scale ({})", gbs);
+  if (benchmark != "llama2_70b_lora" && gbs % accelerators != 0) { // every GPU takes the same share
+    gbs = (gbs / accelerators + 1) * accelerators;
+    source += fmt::format(", rounded up to a multiple of {} accelerators", accelerators);
+  }
+  return {gbs, source};
+}
+
+void run_predict(const PredictOptions& options)
+{
+  const auto benchmark = config::mlperf_benchmark_name(options.benchmark);
+  if (!benchmark)
+    throw std::invalid_argument("unknown benchmark '" + options.benchmark +
+                                "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+  const model::MlperfSystem system = config::read_mlperf_system(options.system_path);
+  const model::Calibration calibration = options.calibration_path.empty()
+                                             ? config::default_calibration()
+                                             : config::read_calibration(options.calibration_path);
+  MlperfScenarioBuilder builder;
+  (void)config::map_mlperf_system(system, builder.catalog()); // unknown accelerators are reported first
+  const auto [gbs, gbs_source] = choose_batch(options, calibration, *benchmark, system.accelerators_total());
+  MlperfScenario built = builder.build(system, *benchmark, gbs, {});
+  config::apply_calibration(built.resolved, calibration);
+  std::vector<std::string> notes = built.mapping.notes;
+  if (!calibration.generation.contains(built.generation))
+    notes.push_back("accelerator generation '" + built.generation +
+                    "' has no MLPerf result in the calibration: compute factor 1 (as " +
+                    model::kReferenceGeneration + "), the prediction rests on the catalog's datasheet figures");
+  if (!calibration.network.contains(built.fabric_class))
+    notes.push_back("fabric class '" + built.fabric_class + "' not calibrated: mean network efficiency used");
+  const ScenarioOutcome outcome = run_scenario(built.resolved, false);
+  const auto& r = outcome.record;
+  if (r.outcome != results::Outcome::Ok)
+    throw CommandExit(1, "cannot predict: " + r.infeasible_reason);
+  const auto& s = built.resolved.scenario;
+  const auto& e = s.efficiency;
+  if (options.format == "json") {
+    std::string notes_json;
+    for (const auto& n : notes)
+      notes_json += (notes_json.empty() ? "" : ", ") + json_string(n);
+    fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
+               "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
+               "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
+               "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
+               "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
+               "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}}},\n"
+               "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
+               json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, r.effective_iter_time_s,
+               static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
+               json_string(gbs_source), s.gpus, r.nodes, json_string(built.mapping.gpu_type),
+               json_string(built.mapping.node_type), json_string(built.fabric_class), s.tensor_parallel,
+               s.context_parallel, s.micro_batch_size, e.compute, e.memory, e.network, r.samples_to_converge,
+               r.input_bound != 0 ? "true" : "false", notes_json);
+    return;
+  }
+  fmt::print("system     {} ({})\n", system.system_name, options.system_path);
+  fmt::print("platform   {} x {} ({}), {} node(s), fabric class {}\n", s.gpus, built.mapping.gpu_type,
+             built.mapping.node_type, r.nodes, built.fabric_class);
+  fmt::print("layout     global batch {} ({}), micro-batch {}, tp {}, cp {}{}\n", s.global_batch_size, gbs_source,
+             s.micro_batch_size, s.tensor_parallel, s.context_parallel,
+             s.activation_checkpointing ? ", activation checkpointing" : "");
+  fmt::print("efficiency compute {:.3f}, memory {:.3f}, network {:.3f} (calibration{})\n", e.compute, e.memory,
+             e.network, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
+  fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
+             s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
+  fmt::print("predicted  {:.2f} min time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "
+             "{:.4g} samples to converge\n",
+             r.time_to_train_min, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min, r.samples_to_converge);
+  for (const auto& n : notes)
+    fmt::print("note       {}\n", n);
+}
+
+} // namespace
+
+void add_predict_command(CLI::App& app)
+{
+  auto options = std::make_shared<PredictOptions>();
+  CLI::App* command =
+      app.add_subcommand("predict", "Predict the MLPerf time to train of a system description (MLPerf system JSON)");
+  command->add_option("--system", options->system_path, "System description (MLPerf systems/*.json format)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--benchmark", options->benchmark, "bert, llama2_70b_lora, resnet, retinanet, stable_diffusion")
+      ->required();
+  command->add_option("--gbs", options->global_batch_size,
+                      "Global batch size (default: what submitters use at that scale, from the calibration)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--calibration", options->calibration_path, "Calibration file (default: the embedded one)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  command->callback([options] { run_predict(*options); });
+}
+
+} // namespace gpuscale::app

@@ -1,0 +1,130 @@
+#include "sim/app/CalibrationCases.hpp"
+#include "sim/app/CalibrationReport.hpp"
+#include "sim/app/CommandExit.hpp"
+#include "sim/app/Commands.hpp"
+#include "sim/app/ValidationPlot.hpp"
+#include "analysis/CalibrationFit.hpp"
+#include "analysis/CrossValidation.hpp"
+#include "sim/config/CalibrationReader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <numeric>
+
+namespace gpuscale::app {
+namespace {
+
+struct ValidateOptions {
+  std::string mlperf_dir;
+  std::string calibration_path; ///< "": the embedded calibration
+  std::string plot_path;
+  int workers = 2;
+  int max_accelerators = 0;
+  double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
+};
+
+void print_summary_row(const std::string& name, const std::vector<double>& apes)
+{
+  const auto s = analysis::summarise_errors(apes);
+  fmt::print("  {:<18} {:>4} {:>9.1f} {:>9.1f} {:>9.1f}\n", name, s.count, s.median_pct, s.mean_pct, s.p90_pct);
+}
+
+void run_validate(const ValidateOptions& options)
+{
+  const model::Calibration reference = options.calibration_path.empty()
+                                           ? config::default_calibration()
+                                           : config::read_calibration(options.calibration_path);
+  const CaseSet set =
+      prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, true});
+  if (set.cases.empty())
+    throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
+  const auto& cases = set.cases;
+  const analysis::ParameterSpace space(cases);
+  const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
+  const auto loso = analysis::leave_group_out(
+      space, cases, [](const analysis::CalibrationCase& c) { return c.system_key; }, fit.x);
+  const auto lofo =
+      analysis::leave_group_out(space, cases, [](const analysis::CalibrationCase& c) { return c.family; }, fit.x);
+
+  std::vector<std::size_t> order(cases.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(cases[a].benchmark, cases[a].accelerators, cases[a].actual_minutes) <
+           std::tie(cases[b].benchmark, cases[b].accelerators, cases[b].actual_minutes);
+  });
+  fmt::print("\nLeave-one-system-out: each result predicted by a fit without any result of its system\n");
+  fmt::print("{:<62} {:<17} {:>5} {:>9} {:>9} {:>8} {:>7}\n", "system", "benchmark", "accel", "actual", "predicted",
+             "error", "sim s");
+  std::map<std::string, std::vector<double>> by_benchmark, by_bucket, by_family;
+  std::vector<double> all, in_sample;
+  std::vector<PlotPoint> points;
+  for (std::size_t i : order) {
+    const auto& c = cases[i];
+    const double error = (loso[i] - c.actual_minutes) / c.actual_minutes * 100.0;
+    fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", c.round + "/" + c.system_key,
+               c.benchmark, c.accelerators, c.actual_minutes, loso[i], error, c.simulation_s);
+    by_benchmark[c.benchmark].push_back(std::abs(error));
+    by_bucket[bucket_label(c.accelerators)].push_back(std::abs(error));
+    by_family[c.family].push_back(analysis::absolute_percentage_error(lofo[i], c.actual_minutes));
+    all.push_back(std::abs(error));
+    in_sample.push_back(
+        analysis::absolute_percentage_error(space.predict_minutes(c, fit.x), c.actual_minutes));
+    points.push_back({c.benchmark, c.actual_minutes, loso[i]});
+  }
+  fmt::print("\nAbsolute percentage error, leave-one-system-out\n  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "", "n",
+             "median %", "mean %", "p90 %");
+  for (const auto& [name, apes] : by_benchmark)
+    print_summary_row(name, apes);
+  print_summary_row("all", all);
+  fmt::print("  by accelerators\n");
+  for (const char* bucket : {"<=8", "9-64", "65-512", ">512"})
+    if (by_bucket.contains(bucket))
+      print_summary_row(bucket, by_bucket[bucket]);
+  fmt::print("  in-sample fit (all results)\n");
+  print_summary_row("all", in_sample);
+  fmt::print("\nLeave-one-accelerator-family-out: the family's results predicted without any of them\n"
+             "(its generation factor then falls back to 1 when no other family shares the generation)\n");
+  fmt::print("  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "family", "n", "median %", "mean %", "p90 %");
+  for (const auto& [name, apes] : by_family)
+    print_summary_row(name, apes);
+  fmt::print("\n{} results ({} left out: gpuscale calibrate --list-excluded), simulation {:.0f} s\n", cases.size(),
+             set.excluded.size(), set.simulation_wall_s);
+  if (!options.plot_path.empty()) {
+    const auto overall = analysis::summarise_errors(all);
+    const std::string why = write_validation_plot(
+        options.plot_path,
+        fmt::format("MLPerf Training, leave-one-system-out: median APE {:.1f} %, n = {}", overall.median_pct,
+                    overall.count),
+        points);
+    fmt::print("plot       {}\n", why.empty() ? options.plot_path : why);
+  }
+  const double median = analysis::summarise_errors(all).median_pct;
+  if (options.max_median_ape_pct > 0 && median > options.max_median_ape_pct)
+    throw CommandExit(1, fmt::format("leave-one-system-out median APE {:.2f} % exceeds the threshold {:.2f} %", median,
+                                     options.max_median_ape_pct));
+}
+
+} // namespace
+
+void add_validate_command(CLI::App& app)
+{
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "validate", "Cross-validate the calibration against MLPerf results (leave one system / family out)");
+  command->add_option("--mlperf", options->mlperf_dir, "MLPerf results folder")->required()->check(CLI::ExistingDirectory);
+  command->add_option("--calibration", options->calibration_path,
+                      "Calibration whose efficiencies the reference simulations use (default: the embedded one)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--plot", options->plot_path, "Predicted-vs-actual PNG to write (gnuplot)");
+  command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
+  command->add_option("--max-accelerators", options->max_accelerators,
+                      "Leave out results on more accelerators (0: none left out)");
+  command->add_option("--max-median-ape", options->max_median_ape_pct,
+                      "Exit with status 1 if the leave-one-system-out median APE exceeds this many percent");
+  command->callback([options] { run_validate(*options); });
+}
+
+} // namespace gpuscale::app

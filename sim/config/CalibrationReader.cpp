@@ -1,0 +1,166 @@
+#include "sim/config/CalibrationReader.hpp"
+
+#include "sim/config/MappingReader.hpp"
+#include "sim/config/YamlFile.hpp"
+
+#include <fmt/format.h>
+
+namespace gpuscale::config {
+namespace {
+
+using units::Dimension;
+
+constexpr double kMaxEfficiency = 3.0; // factors and effective compute fractions may exceed 1 (CALIBRATION.md)
+
+model::CalibratedValue read_value(MappingReader reader, bool seconds)
+{
+  model::CalibratedValue value;
+  if (seconds) {
+    value.value = reader.quantity("value", Dimension::Seconds, Presence::Required).value_or(0);
+    value.standard_error = reader.quantity("standard_error", Dimension::Seconds, Presence::Optional).value_or(0);
+  } else {
+    value.value = reader.number("value", 1e-6, kMaxEfficiency, Presence::Required).value_or(0);
+    value.standard_error = reader.number("standard_error", 0, 1e6, Presence::Optional).value_or(0);
+  }
+  value.results = static_cast<int>(reader.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
+  value.identified = reader.boolean("identified", Presence::Optional).value_or(true);
+  value.note = reader.text("note", Presence::Optional).value_or("");
+  reader.finish();
+  return value;
+}
+
+void read_group(MappingReader& parent, const std::string& key, bool seconds,
+                std::map<std::string, model::CalibratedValue>& out)
+{
+  auto node = parent.child(key, Presence::Optional);
+  if (!node)
+    return;
+  MappingReader group(*node, parent.file(), parent.path_of(key), parent.diagnostics());
+  if (!group.valid())
+    return;
+  for (auto it = node->begin(); it != node->end(); ++it) {
+    const std::string name = it->first.Scalar();
+    out[name] = read_value(MappingReader(it->second, parent.file(), group.path_of(name), parent.diagnostics()), seconds);
+    (void)group.child(name, Presence::Optional);
+  }
+  group.finish();
+}
+
+void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& out)
+{
+  auto node = parent.child("batch_sizes", Presence::Optional);
+  if (!node || !expect_sequence(*node, parent.file(), parent.path_of("batch_sizes"), parent.diagnostics(), true))
+    return;
+  for (std::size_t i = 0; i < node->size(); ++i) {
+    MappingReader rule((*node)[i], parent.file(), parent.path_of("batch_sizes") + "/" + std::to_string(i),
+                       parent.diagnostics());
+    model::BatchSizeRule r;
+    r.benchmark = rule.identifier("benchmark", Presence::Required).value_or("");
+    r.max_accelerators = static_cast<int>(rule.integer("max_accelerators", 1, 10'000'000, Presence::Required).value_or(0));
+    r.global_batch_size = static_cast<int>(rule.integer("global_batch_size", 1, 1'000'000'000, Presence::Required).value_or(0));
+    r.results = static_cast<int>(rule.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
+    rule.finish();
+    out.push_back(r);
+  }
+}
+
+std::string quote(const std::string& text)
+{
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '"' ? std::string("\\\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string format_value(const model::CalibratedValue& v, bool seconds)
+{
+  std::string text = seconds ? fmt::format("{{value: \"{:.6g} s\", standard_error: \"{:.3g} s\"", v.value, v.standard_error)
+                             : fmt::format("{{value: {:.6g}, standard_error: {:.3g}", v.value, v.standard_error);
+  text += fmt::format(", results: {}, identified: {}", v.results, v.identified ? "true" : "false");
+  if (!v.note.empty())
+    text += ", note: " + quote(v.note);
+  return text + "}";
+}
+
+void format_group(std::string& out, const std::string& key, const std::map<std::string, model::CalibratedValue>& group,
+                  bool seconds)
+{
+  out += "  " + key + ":\n";
+  for (const auto& [name, value] : group)
+    out += "    " + name + ": " + format_value(value, seconds) + "\n";
+}
+
+} // namespace
+
+model::Calibration read_calibration_text(const std::string& text, const std::string& display_name)
+{
+  Diagnostics diagnostics;
+  model::Calibration calibration;
+  if (auto root = load_yaml_text(text, display_name, diagnostics)) {
+    MappingReader top(*root, display_name, "", diagnostics);
+    if (auto node = top.child("calibration", Presence::Required)) {
+      MappingReader c(*node, display_name, "/calibration", diagnostics);
+      auto& summary = calibration.summary;
+      summary.command = c.text("command", Presence::Optional).value_or("");
+      summary.data = c.text("data", Presence::Optional).value_or("");
+      summary.results = static_cast<int>(c.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
+      summary.fit_median_ape_pct = c.number("fit_median_ape_pct", 0, 1e6, Presence::Optional).value_or(0);
+      summary.loso_median_ape_pct = c.number("loso_median_ape_pct", 0, 1e6, Presence::Optional).value_or(0);
+      summary.surrogate_max_abs_diff_pct =
+          c.number("surrogate_max_abs_diff_pct", 0, 1e6, Presence::Optional).value_or(0);
+      read_group(c, "compute", false, calibration.compute);
+      read_group(c, "generation", false, calibration.generation);
+      read_group(c, "memory", false, calibration.memory);
+      read_group(c, "network", false, calibration.network);
+      read_group(c, "overhead", true, calibration.overhead_s);
+      read_batch_sizes(c, calibration.batch_sizes);
+      c.finish();
+    }
+    top.finish();
+  }
+  diagnostics.throw_if_any();
+  return calibration;
+}
+
+model::Calibration read_calibration(const std::string& path)
+{
+  Diagnostics diagnostics;
+  const auto text = read_text_file(path, diagnostics);
+  diagnostics.throw_if_any();
+  return read_calibration_text(*text, path);
+}
+
+std::string format_calibration(const model::Calibration& calibration)
+{
+  const auto& s = calibration.summary;
+  std::string out =
+      "# gpuscale calibration against MLPerf Training results, written by `gpuscale calibrate`; do not edit by hand.\n"
+      "# What each parameter is and why it is there: docs/CALIBRATION.md. standard_error: 1-sigma from the\n"
+      "# Gauss-Newton covariance of the log-time residuals; identified: false where the data cannot pin it down.\n"
+      "# Scenarios without `efficiency:` run with this file (embedded in the binary at build time).\n"
+      "calibration:\n";
+  out += "  command: " + quote(s.command) + "\n";
+  out += "  data: " + quote(s.data) + "\n";
+  out += fmt::format("  results: {}\n  fit_median_ape_pct: {:.3f}\n  loso_median_ape_pct: {:.3f}\n"
+                     "  surrogate_max_abs_diff_pct: {:.3f}\n",
+                     s.results, s.fit_median_ape_pct, s.loso_median_ape_pct, s.surrogate_max_abs_diff_pct);
+  format_group(out, "compute", calibration.compute, false);
+  format_group(out, "generation", calibration.generation, false);
+  format_group(out, "memory", calibration.memory, false);
+  format_group(out, "network", calibration.network, false);
+  format_group(out, "overhead", calibration.overhead_s, true);
+  out += "  batch_sizes:\n";
+  for (const auto& r : calibration.batch_sizes)
+    out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n", r.benchmark,
+                       r.max_accelerators, r.global_batch_size, r.results);
+  return out;
+}
+
+const model::Calibration& default_calibration()
+{
+  static const model::Calibration calibration =
+      read_calibration_text(embedded_calibration_text(), "calibration/mlperf.yaml (embedded)");
+  return calibration;
+}
+
+} // namespace gpuscale::config

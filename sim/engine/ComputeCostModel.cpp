@@ -1,0 +1,71 @@
+#include "sim/engine/ComputeCostModel.hpp"
+
+#include "sim/engine/ScheduleBuilder.hpp"
+
+#include <algorithm>
+
+namespace gpuscale::engine {
+namespace {
+
+constexpr double kFlopPerElement = 4.0;
+
+double tensor_bytes_per_sample(const model::Layer& layer, model::Precision precision)
+{
+  if (layer.activation_bytes_per_sample > 0)
+    return layer.activation_bytes_per_sample;
+  return model::element_bytes(precision) * layer.forward_flop_per_sample / kFlopPerElement;
+}
+
+} // namespace
+
+bool is_memory_bound_kind(model::LayerKind kind)
+{
+  using K = model::LayerKind;
+  return kind == K::Norm || kind == K::Activation || kind == K::Elementwise || kind == K::Pool || kind == K::Embedding;
+}
+
+double forward_bytes_per_sample(const model::Layer& layer, model::Precision precision)
+{
+  return is_memory_bound_kind(layer.kind) ? 2.0 * tensor_bytes_per_sample(layer, precision) : 0.0;
+}
+
+KernelCost forward_kernel(const model::Layer& layer, const model::Scenario& scenario, model::Precision precision,
+                          int micro_batch)
+{
+  const LayerShare share = share_of(layer, scenario, micro_batch);
+  KernelCost kernel{share.forward_flop, 0.0, is_memory_bound_kind(layer.kind)};
+  if (kernel.memory_bound_kind)
+    kernel.bytes = forward_bytes_per_sample(layer, precision) * micro_batch / share.compute_split;
+  return kernel;
+}
+
+KernelCost backward_kernel(const model::Layer& layer, const model::Scenario& scenario, model::Precision precision,
+                           int micro_batch)
+{
+  const LayerShare share = share_of(layer, scenario, micro_batch);
+  KernelCost kernel{share.backward_flop, 0.0, is_memory_bound_kind(layer.kind)};
+  if (kernel.memory_bound_kind && layer.backward_flop_per_sample > 0) {
+    const double tensor = tensor_bytes_per_sample(layer, precision);
+    const bool recompute = scenario.activation_checkpointing && layer.recomputed;
+    kernel.bytes = (3.0 + (recompute ? 2.0 : 0.0)) * tensor * micro_batch / share.compute_split;
+  }
+  return kernel;
+}
+
+double kernel_time_s(const KernelCost& kernel, double peak_flop_per_s, double memory_bw_Bps,
+                     const model::Efficiency& efficiency)
+{
+  const double flop_time = kernel.flop / (peak_flop_per_s * efficiency.compute);
+  if (!kernel.memory_bound_kind)
+    return flop_time;
+  return std::max(flop_time, kernel.bytes / (memory_bw_Bps * efficiency.memory));
+}
+
+bool is_memory_limited(const KernelCost& kernel, double peak_flop_per_s, double memory_bw_Bps,
+                       const model::Efficiency& efficiency)
+{
+  return kernel.memory_bound_kind &&
+         kernel.bytes / (memory_bw_Bps * efficiency.memory) > kernel.flop / (peak_flop_per_s * efficiency.compute);
+}
+
+} // namespace gpuscale::engine

@@ -1,0 +1,60 @@
+#include "sim/model/Calibration.hpp"
+
+#include <algorithm>
+
+namespace gpuscale::model {
+
+Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::string& generation_name,
+                                       const std::string& fabric_class) const
+{
+  Efficiency efficiency;
+  const auto c = compute.find(benchmark);
+  const auto g = generation.find(generation_name);
+  const double factor = g != generation.end() ? g->second.value : 1.0;
+  if (c != compute.end())
+    efficiency.compute = std::min(kMaxComputeEfficiency, c->second.value * factor);
+  if (const auto m = memory.find(benchmark); m != memory.end())
+    efficiency.memory = m->second.value;
+  if (const auto n = network.find(fabric_class); n != network.end()) {
+    efficiency.network = n->second.value;
+  } else if (!network.empty()) {
+    double sum = 0;
+    for (const auto& [name, value] : network)
+      sum += value.value;
+    efficiency.network = sum / static_cast<double>(network.size());
+  }
+  return efficiency;
+}
+
+double Calibration::overhead_s_for(const std::string& benchmark) const
+{
+  const auto it = overhead_s.find(benchmark);
+  return it != overhead_s.end() ? it->second.value : 0.0;
+}
+
+std::optional<int> Calibration::batch_size_for(const std::string& benchmark, int accelerators) const
+{
+  const BatchSizeRule* largest = nullptr;
+  for (const auto& rule : batch_sizes) {
+    if (rule.benchmark != benchmark)
+      continue;
+    if (accelerators <= rule.max_accelerators)
+      return rule.global_batch_size;
+    largest = &rule;
+  }
+  if (largest != nullptr)
+    return largest->global_batch_size;
+  return std::nullopt;
+}
+
+std::string fabric_class_of(const Platform& platform, int gpus)
+{
+  if (platform.node_groups.empty())
+    return "nvswitch";
+  const NodeType& node = platform.node_type_of_group(0);
+  if (gpus > node.gpus_per_node)
+    return "inter_node";
+  return to_string(node.fabric);
+}
+
+} // namespace gpuscale::model

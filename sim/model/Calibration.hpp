@@ -1,0 +1,79 @@
+#pragma once
+/// Efficiencies and overheads fitted to MLPerf Training results (gpuscale calibrate), as
+/// calibration/mlperf.yaml stores them. docs/CALIBRATION.md says what each parameter is and why it
+/// is there. A scenario without `efficiency:` runs with the committed calibration.
+///
+///   compute efficiency  e_c = min(1, compute[benchmark] x generation[accelerator generation])
+///   memory efficiency   e_m = memory[benchmark]            (of HBM bandwidth, roofline kernels)
+///   network efficiency  e_n = network[fabric class]        (of every link's bandwidth)
+///   time to train      += overhead[benchmark] seconds      (per-run cost the step model lacks)
+
+#include "sim/model/Platform.hpp"
+#include "sim/model/Scenario.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuscale::model {
+
+/// One fitted number with what the data says about it.
+struct CalibratedValue {
+  double value = 0;
+  double standard_error = 0; ///< 1-sigma, in the value's unit; 0 when held fixed
+  int results = 0;           ///< calibration results whose prediction depends on it
+  bool identified = true;    ///< false: the data cannot pin it down (see the note)
+  std::string note;
+};
+
+/// The global batch size MLPerf submitters use for `benchmark` at up to `max_accelerators`
+/// (median of the calibration results in that accelerator-count bucket).
+struct BatchSizeRule {
+  std::string benchmark;
+  int max_accelerators = 0;
+  int global_batch_size = 0;
+  int results = 0;
+};
+
+/// Fit and cross-validation figures stored with the parameters (for reports; not used to predict).
+struct CalibrationSummary {
+  int results = 0;
+  double fit_median_ape_pct = 0;
+  double loso_median_ape_pct = 0;
+  double surrogate_max_abs_diff_pct = 0;
+  std::string command;
+  std::string data;
+};
+
+struct Calibration {
+  std::map<std::string, CalibratedValue> compute;    ///< benchmark -> e_c on the reference generation (hopper)
+  std::map<std::string, CalibratedValue> generation; ///< accelerator generation -> factor (hopper: 1)
+  std::map<std::string, CalibratedValue> memory;     ///< benchmark -> e_m
+  std::map<std::string, CalibratedValue> network;    ///< fabric class -> e_n
+  std::map<std::string, CalibratedValue> overhead_s; ///< benchmark -> seconds added to every run
+  std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
+  CalibrationSummary summary;
+
+  /// Efficiencies for `benchmark` on accelerators of `generation` joined by `fabric_class`.
+  /// Unknown generation or fabric class: factor 1 / the mean network efficiency (the caller may say so).
+  Efficiency efficiency_for(const std::string& benchmark, const std::string& generation,
+                            const std::string& fabric_class) const;
+  /// Seconds added to every run of `benchmark` (0 when the calibration has none).
+  double overhead_s_for(const std::string& benchmark) const;
+  /// The batch-size rule for `accelerators`; nullopt when the benchmark has none.
+  std::optional<int> batch_size_for(const std::string& benchmark, int accelerators) const;
+};
+
+/// The fabric class a run of `gpus` accelerators on `platform` uses: "inter_node" when it spans
+/// nodes, else the node's scale-up fabric (nvswitch, nvlink_mesh, pcie).
+std::string fabric_class_of(const Platform& platform, int gpus);
+
+/// Upper bound of a calibrated compute efficiency. Above 1 only where a trace counts more FLOPs than
+/// the submissions execute (BERT: every sequence padded to 512 tokens; submissions skip the padding).
+inline constexpr double kMaxComputeEfficiency = 2.0;
+
+/// The reference accelerator generation of compute[]: generation factors are relative to it.
+inline constexpr const char* kReferenceGeneration = "hopper";
+
+} // namespace gpuscale::model

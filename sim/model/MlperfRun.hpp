@@ -1,0 +1,65 @@
+#pragma once
+/// What gpuscale reads from MLPerf Training result logs (MLLOG lines): one run per result file, and
+/// one entry per (round, submitter, system, benchmark) with its official score.
+
+#include "sim/model/MlperfSystem.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuscale::model {
+
+/// Why a run does not count as a converged, compliant run.
+enum class MlperfRunStatus {
+  Success,        ///< run_stop with status success, log complete
+  Aborted,        ///< run_stop with another status (target not reached)
+  NoRunStop,      ///< the log ends without run_stop
+  Unparsable,     ///< a ":::MLLOG" line is not valid JSON or lacks time_ms/key
+  Incomplete,     ///< required keys missing (init_start, run_start, global_batch_size, evaluations)
+  Inconsistent,   ///< its submission_* keys disagree with the other runs of the entry
+};
+std::string to_string(MlperfRunStatus status);
+
+/// One result file.
+struct MlperfRun {
+  std::string file;
+  MlperfRunStatus status = MlperfRunStatus::Success;
+  std::string problem; ///< "file:line: message" for every status but Success
+  double run_start_ms = 0;
+  double run_stop_ms = 0;
+  int global_batch_size = 0; ///< 0 when not logged
+  std::string submission_org;
+  std::string submission_platform;
+  std::string submission_benchmark;
+  /// Samples (bert, llama2_70b_lora, stable_diffusion) or epochs x training-set size (resnet,
+  /// retinanet) at convergence, per mlperf_logging's rcp_checker; 0 when the log does not show it.
+  double samples_to_converge = 0;
+  double epochs_to_converge = 0; ///< resnet, retinanet only
+  double samples_processed = 0;  ///< as samples_to_converge, at the last evaluation
+  double seed = 0;
+
+  bool valid() const { return status == MlperfRunStatus::Success; }
+  double run_minutes() const { return (run_stop_ms - run_start_ms) / 60000.0; }
+};
+
+/// One (round, submitter, system, benchmark) with its system description and runs.
+struct MlperfEntry {
+  std::string round;     ///< e.g. v4.1
+  std::string submitter; ///< folder name
+  std::string system;    ///< folder name
+  std::string benchmark; ///< gpuscale's name (ssd -> retinanet)
+  MlperfSystem description;
+  std::vector<MlperfRun> runs;
+
+  // Derived by summarise_entry (MlperfScore.hpp).
+  int global_batch_size = 0;
+  int n_converged = 0;
+  std::optional<double> score_minutes; ///< olympic mean; absent with more than one invalid run or < 3 runs
+  double median_run_minutes = 0;       ///< over valid runs
+  double mean_samples_to_converge = 0; ///< over valid runs
+  double mean_epochs_to_converge = 0;  ///< over valid runs; resnet, retinanet
+  double mean_throughput_samples_per_s = 0; ///< samples processed / run time, mean over valid runs
+};
+
+} // namespace gpuscale::model

@@ -1,0 +1,38 @@
+#pragma once
+/// The busy time of one GPU's step split by what bounds it, so calibration can rescale it for other
+/// efficiencies without simulating again (docs/CALIBRATION.md, "surrogate"):
+///
+///   busy(e_c, e_m) = F / (P e_c) + sum_k n_k max(f_k / (P e_c), b_k / (H e_m)) + O / (H e_m)
+///
+/// F: FLOP of the kernels that are always FLOP-bound (GEMMs, convolutions, attention, losses);
+/// (f_k, b_k) x n_k: the memory-bound kinds' kernels (engine/ComputeCostModel.hpp); O: the
+/// optimizer step's HBM bytes; P, H: peak FLOP/s at the training precision and HBM bandwidth.
+/// engine::decompose_step fills it with the kernels build_step_program schedules.
+
+#include "sim/model/Scenario.hpp"
+
+#include <vector>
+
+namespace gpuscale::model {
+
+struct RooflineKernel {
+  double flop = 0;
+  double bytes = 0;
+  double count = 0; ///< times per step
+};
+
+struct StepWork {
+  double peak_flop_per_s = 0;
+  double memory_bw_Bps = 0;
+  double flop_bound_flop = 0;
+  std::vector<RooflineKernel> memory_kernels;
+  double optimizer_bytes = 0;
+
+  /// The formula above, in seconds (efficiency.network is not used).
+  double busy_time_s(const Efficiency& efficiency) const;
+  /// Seconds of FLOP-limited and of memory-limited work at `efficiency` (busy = their sum).
+  double flop_limited_s(const Efficiency& efficiency) const;
+  double memory_limited_s(const Efficiency& efficiency) const;
+};
+
+} // namespace gpuscale::model

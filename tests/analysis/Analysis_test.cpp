@@ -1,0 +1,149 @@
+// Scaling series, balance points, the energy model and the whole analysis on rows built from closed forms.
+
+#include "analysis/BalancePoint.hpp"
+#include "analysis/FrontierAnalysis.hpp"
+#include "analysis/TimeMetric.hpp"
+#include "tests/analysis/SyntheticRuns.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace gpuscale;
+using namespace gpuscale::analysis;
+
+namespace {
+
+/// A series whose throughput X = 1/T at 1, 2, 4, 8, 16 GPUs is given.
+ScalingSeries series_with_throughput(const std::vector<double>& throughput)
+{
+  std::vector<results::RunRecord> runs;
+  int gpus = 1;
+  for (double x : throughput) {
+    auto r = testing::usl_run("w", "p", gpus, 1, 0, 0, 1, 400, 1e12, 8);
+    r.time_to_train_min = 1 / x / 60;
+    runs.push_back(r);
+    gpus *= 2;
+  }
+  auto configurations = feasible_configurations(runs, EnergyModel{});
+  auto series = scaling_series(configurations);
+  REQUIRE(series.size() == 1);
+  return series.front();
+}
+
+} // namespace
+
+TEST_CASE("analysis::scaling_series computes speedup, efficiency and marginal gain per added GPU", "[analysis]")
+{
+  // X = 1, 1.9, 3.4, 5.2, 6.0: per added GPU 0.9, 0.75, 0.45, 0.1 of the base GPU's 1.
+  const auto series = series_with_throughput({1, 1.9, 3.4, 5.2, 6.0});
+  REQUIRE(series.points.size() == 5);
+  CHECK(std::isnan(series.points[0].marginal_gain));
+  CHECK(series.points[1].marginal_gain == Approx(0.9));
+  CHECK(series.points[2].marginal_gain == Approx(0.75));
+  CHECK(series.points[3].marginal_gain == Approx(0.45));
+  CHECK(series.points[4].marginal_gain == Approx(0.1));
+  CHECK(series.points[2].speedup == Approx(3.4));
+  CHECK(series.points[2].efficiency == Approx(3.4 / 4));
+}
+
+TEST_CASE("analysis::balance_point is the largest configuration before the marginal gain falls below the threshold",
+          "[analysis]")
+{
+  const auto series = series_with_throughput({1, 1.9, 3.4, 5.2, 6.0});
+  const auto half = balance_point(series, 0.5); // 0.45 < 0.5 on the step 4 -> 8
+  CHECK(half.gpus == 4);
+  CHECK(half.limited);
+  CHECK(half.next_marginal_gain == Approx(0.45));
+  CHECK(balance_point(series, 0.8).gpus == 2);
+  const auto none = balance_point(series, 0.05); // every step adds more than 0.05
+  CHECK(none.gpus == 16);
+  CHECK_FALSE(none.limited);
+  CHECK(std::isnan(none.next_marginal_gain));
+}
+
+TEST_CASE("analysis::EnergyModel is idle power plus the dynamic share times compute utilisation", "[analysis]")
+{
+  results::RunRecord r;
+  r.gpus = 4;
+  r.tdp_w = 400;
+  r.iter_time_s = 2;
+  r.compute_time_s = 1.5; // u = 0.75
+  r.time_to_train_min = 10;
+  const EnergyModel model{0.25};
+  CHECK(model.power_per_gpu_w(r) == Approx(100 + 300 * 0.75));
+  CHECK(model.energy_j(r) == Approx(4 * 325 * 600.0));
+}
+
+TEST_CASE("analysis::time_s is the time to train, and rows without one are left out", "[analysis]")
+{
+  auto runs = testing::synthetic_runs();
+  CHECK(time_s(runs.front()) == Approx(runs.front().time_to_train_min * 60));
+  runs.front().time_to_train_min = 0;
+  const auto analysis = analyse_frontier(runs, FrontierOptions{});
+  CHECK(analysis.rows_without_time == 1);
+  CHECK(analysis.infeasible_rows == 1);
+  CHECK(analysis.configurations.size() == runs.size() - 2);
+}
+
+TEST_CASE("analysis::analyse_frontier on USL rows: fits, deadline choice, frontiers, ranking and clusters",
+          "[analysis]")
+{
+  const auto runs = testing::synthetic_runs();
+  FrontierOptions options;
+  const auto a = analyse_frontier(runs, options);
+  REQUIRE(a.series.size() == 4);
+  CHECK(a.workloads == std::vector<std::string>{"alpha", "beta"});
+  for (const auto& s : a.series) {
+    REQUIRE(s.usl);
+    REQUIRE(s.points.size() == 7);
+  }
+  // alpha @ new-cluster follows sigma = 0.03, kappa = 5e-4 exactly.
+  const auto& alpha_new = a.series[0];
+  CHECK(alpha_new.label == "alpha @ new-cluster");
+  CHECK(alpha_new.usl->contention.value == Approx(0.03).epsilon(1e-6));
+  CHECK(alpha_new.usl->coherency.value == Approx(5e-4).epsilon(1e-6));
+  // beta @ new-cluster has no price: cost is n/a, and its ranking leaves cost out.
+  const auto& beta = a.rankings[1];
+  CHECK(beta.workload == "beta");
+  CHECK(beta.criteria.size() == 3);
+  CHECK_FALSE(beta.note.empty());
+  // Deadline: 2 x the fastest; the choice meets it with the fewest GPU-hours.
+  for (const auto& d : a.deadlines) {
+    REQUIRE(d.configuration);
+    const auto& chosen = a.configurations[*d.configuration];
+    CHECK(chosen.time_s <= d.deadline_s);
+    for (const auto& c : a.configurations)
+      if (c.run.workload == d.workload && c.time_s <= d.deadline_s)
+        CHECK(chosen.gpu_hours <= c.gpu_hours);
+  }
+  // Every frontier point is undominated.
+  for (const auto& f : a.frontiers)
+    for (std::size_t i : f.front)
+      for (const auto& c : a.configurations)
+        if (c.run.workload == f.workload)
+          CHECK_FALSE((c.time_s < a.configurations[i].time_s &&
+                       metric_value(c, f.metric) < metric_value(a.configurations[i], f.metric)));
+  REQUIRE(a.clusters);
+  CHECK(a.clusters->chosen_by_silhouette);
+  CHECK(a.clusters->assignment.size() == a.configurations.size());
+  FrontierOptions bad;
+  bad.topsis_weights = {1, 2};
+  CHECK_THROWS_AS(analyse_frontier(runs, bad), std::invalid_argument);
+}
+
+TEST_CASE("analysis::cluster_configurations uses 5 clusters when there are too few configurations for silhouettes",
+          "[analysis]")
+{
+  std::vector<results::RunRecord> runs;
+  for (int gpus = 1; gpus <= 128; gpus *= 2)
+    runs.push_back(testing::usl_run("w", "p", gpus, 1000, 0.05, 0.001, 1, 400, 1e12, 8));
+  auto configurations = feasible_configurations(runs, EnergyModel{});
+  scaling_series(configurations);
+  const auto clusters = cluster_configurations(configurations, ClusterOptions{});
+  REQUIRE(clusters);
+  CHECK_FALSE(clusters->chosen_by_silhouette);
+  CHECK(clusters->k == kDefaultClusters);
+  // Peak FLOP/s and host cores are the same everywhere: left out, not divided by a zero spread.
+  CHECK(clusters->dropped_features.size() == 2);
+}

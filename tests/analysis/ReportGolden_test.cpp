@@ -1,0 +1,69 @@
+// The report's tables on fixed synthetic rows against tests/analysis/golden/report_tables.md.
+// Numbers are compared with a relative tolerance of 2e-3: the tables print 4 significant digits, so a
+// last-digit rounding flip between platforms passes, a real change does not. Regenerate the golden
+// file only with `cmake --build <build> --target update_analysis_golden`, and review the diff.
+
+#include "analysis/FrontierAnalysis.hpp"
+#include "analysis/MarkdownReport.hpp"
+#include "tests/analysis/SyntheticRuns.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace {
+
+constexpr double kRelativeTolerance = 2e-3;
+
+std::string generated_tables()
+{
+  std::ostringstream out;
+  gpuscale::analysis::write_report_tables(
+      gpuscale::analysis::analyse_frontier(gpuscale::testing::synthetic_runs(), gpuscale::analysis::FrontierOptions{}),
+      out);
+  return out.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text)
+{
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+/// Equal when the text outside numbers is identical and every number is within the tolerance.
+bool same_line(const std::string& expected, const std::string& actual)
+{
+  static const std::regex number(R"([-+]?\d+(\.\d+)?([eE][-+]?\d+)?)");
+  std::sregex_iterator e(expected.begin(), expected.end(), number), a(actual.begin(), actual.end(), number), end;
+  if (std::regex_replace(expected, number, "#") != std::regex_replace(actual, number, "#"))
+    return false;
+  for (; e != end && a != end; ++e, ++a) {
+    const double x = std::stod(e->str()), y = std::stod(a->str());
+    if (std::fabs(x - y) > kRelativeTolerance * std::max(std::fabs(x), std::fabs(y)))
+      return false;
+  }
+  return e == end && a == end;
+}
+
+} // namespace
+
+TEST_CASE("analysis report tables match the golden file (numbers within 0.2%)", "[analysis][golden]")
+{
+  std::ifstream in(GPUSCALE_SOURCE_DIR "/tests/analysis/golden/report_tables.md");
+  REQUIRE(in);
+  std::stringstream golden;
+  golden << in.rdbuf();
+  const auto expected = lines_of(golden.str());
+  const auto actual = lines_of(generated_tables());
+  REQUIRE(actual.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("line " << i + 1 << "\nexpected: " << expected[i] << "\nactual:   " << actual[i]);
+    CHECK(same_line(expected[i], actual[i]));
+  }
+}

@@ -1,0 +1,147 @@
+// The parts of `gpuscale sweep`: the worker pool, the journal, the batched writer, the progress line.
+
+#include "sim/app/SweepJournal.hpp"
+#include "sim/app/SweepProgress.hpp"
+#include "sim/app/SweepResultsWriter.hpp"
+#include "sim/app/SweepWorkerPool.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+#include <unistd.h>
+
+using namespace gpuscale;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_directory(const std::string& name)
+{
+  const fs::path dir = fs::temp_directory_path() / ("gpuscale-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+results::RunToWrite run_at(std::int64_t point)
+{
+  results::RunRecord r;
+  r.sweep_id = "00000000000000aa";
+  r.sweep_point = point;
+  r.workload = "w" + std::to_string(point);
+  r.iter_time_s = 0.5 * static_cast<double>(point);
+  return {r, "# point " + std::to_string(point) + "\n"};
+}
+
+} // namespace
+
+TEST_CASE("app::SweepWorkerPool runs jobs in child processes, at most N at a time", "[app][sweep]")
+{
+  app::SweepWorkerPool pool(2);
+  std::map<std::int64_t, app::SweepWorkerPool::Finished> finished;
+  std::int64_t next = 0;
+  std::size_t most_running = 0;
+  while (next < 6 || pool.running() > 0) {
+    while (pool.has_free_slot() && next < 6) {
+      const std::int64_t job = next++;
+      pool.start(job, [job] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        return "pid " + std::to_string(::getpid()) + " job " + std::to_string(job);
+      });
+    }
+    most_running = std::max(most_running, pool.running());
+    for (auto& f : pool.wait(std::chrono::milliseconds(500)))
+      finished[f.job] = f;
+  }
+  CHECK(most_running == 2);
+  REQUIRE(finished.size() == 6);
+  for (const auto& [job, f] : finished) {
+    CHECK(f.ok);
+    CHECK(f.payload.find(" job " + std::to_string(job)) != std::string::npos);
+    CHECK(f.payload.find("pid " + std::to_string(::getpid()) + " ") == std::string::npos); // not this process
+  }
+}
+
+TEST_CASE("app::SweepWorkerPool reports an exception and a crash of a job as failures", "[app][sweep]")
+{
+  app::SweepWorkerPool pool(2);
+  pool.start(1, []() -> std::string { throw std::runtime_error("ZeRO stage 9 is not simulated yet"); });
+  pool.start(2, []() -> std::string { std::abort(); });
+  std::map<std::int64_t, app::SweepWorkerPool::Finished> finished;
+  while (pool.running() > 0)
+    for (auto& f : pool.wait(std::chrono::milliseconds(500)))
+      finished[f.job] = f;
+  CHECK_FALSE(finished[1].ok);
+  CHECK(finished[1].payload == "ZeRO stage 9 is not simulated yet");
+  CHECK_FALSE(finished[2].ok);
+  CHECK(finished[2].payload.find("killed by signal " + std::to_string(SIGABRT)) != std::string::npos);
+  pool.start(3, [] {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return std::string("late");
+  });
+  const auto killed = pool.kill_all();
+  REQUIRE(killed.size() == 1);
+  CHECK(killed.front().killed_by_pool);
+}
+
+TEST_CASE("app::SweepJournal gives back complete records after a crash and drops a torn tail", "[app][sweep]")
+{
+  const fs::path dir = fresh_directory("journal");
+  const std::string results = (dir / "r.h5").string();
+  {
+    app::SweepJournal journal(results, "00000000000000aa");
+    CHECK(journal.recovered().empty());
+    journal.append(run_at(3));
+    journal.append(run_at(7));
+    // Destroyed without remove(): as if the process had been killed.
+  }
+  {
+    std::ofstream torn(app::SweepJournal::path_for(results), std::ios::app | std::ios::binary);
+    torn << "GPSJ\x10\x00"; // a record cut short inside write()
+  }
+  {
+    app::SweepJournal journal(results, "00000000000000aa");
+    REQUIRE(journal.recovered().size() == 2);
+    CHECK(journal.recovered()[0].record == run_at(3).record);
+    CHECK(journal.recovered()[1].scenario_text == run_at(7).scenario_text);
+    CHECK_THROWS_WITH(app::SweepJournal(results, "00000000000000aa"), Catch::Contains("is locked"));
+    journal.clear();
+  }
+  CHECK_THROWS_WITH(app::SweepJournal(results, "00000000000000bb"), Catch::Contains("holds rows of another sweep"));
+  app::SweepJournal(results, "00000000000000aa").remove();
+  CHECK_FALSE(fs::exists(app::SweepJournal::path_for(results)));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("app::SweepResultsWriter appends in batches and empties the journal after each", "[app][sweep]")
+{
+  const fs::path dir = fresh_directory("writer");
+  const std::string results = (dir / "r.h5").string();
+  app::SweepJournal journal(results, "00000000000000aa");
+  app::SweepResultsWriter writer(results, journal, {3, std::chrono::hours(1)}, "test");
+  writer.add(run_at(0));
+  writer.add(run_at(1));
+  CHECK_FALSE(fs::exists(results)); // waiting in the journal
+  writer.add(run_at(2));
+  CHECK(results::read_runs(results).size() == 3);
+  CHECK(writer.appends() == 1);
+  writer.add(run_at(3));
+  writer.flush();
+  CHECK(results::read_runs(results).size() == 4);
+  CHECK(writer.appends() == 2);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("app::SweepProgress shows done/total, rate and ETA", "[app][sweep]")
+{
+  CHECK(app::SweepProgress::format_line(25, 100, 0, 5.0) ==
+        "[######..................]  25/100  25%  5.0 sim/s  elapsed 0:00:05  ETA 0:00:15");
+  CHECK(app::SweepProgress::format_line(100, 100, 2, 20.0) ==
+        "[########################] 100/100 100%  5.0 sim/s  elapsed 0:00:20  ETA done  failed 2");
+}

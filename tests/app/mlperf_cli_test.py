@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""gpuscale mlperf import / predict / validate as a user meets them: exit codes, located errors, the
+HDF5 tables pandas reads, predict's JSON on hand-built system descriptions. The calibration-accuracy
+check needs the real MLPerf data ($GPUSCALE_MLPERF_DIR, default ../shared/mlperf): skipped without
+it unless GPUSCALE_REQUIRE_MLPERF=1. Usage: mlperf_cli_test.py BUILD_DIR SOURCE_DIR"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pandas as pd
+
+build_dir, source_dir = sys.argv[1], sys.argv[2]
+gpuscale = os.path.join(build_dir, "gpuscale")
+data = os.path.join(source_dir, "tests", "data", "mlperf")
+passed = failed = 0
+
+# The committed calibration must stay at least this good on its in-scope results (docs/CALIBRATION.md):
+# leave-one-system-out median absolute percentage error over the results on <= 8 accelerators.
+MAX_LOSO_MEDIAN_APE_PCT = 6.0
+
+
+def check(condition, what):
+    global passed, failed
+    if condition:
+        passed += 1
+    else:
+        failed += 1
+        print("FAILED:", what)
+
+
+def run(*args):
+    return subprocess.run([gpuscale, *args], capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    h5 = os.path.join(tmp, "mlperf.h5")
+    imported = run("mlperf", "import", data, "-o", h5)
+    check(imported.returncode == 0, "import of the fixture: " + imported.stderr)
+    check("imported   2 entries, 10 result logs (6 valid, 4 reported above and not averaged in)" in imported.stdout,
+          imported.stdout)
+    check("Acme__broken4/bert/result_2.txt:6: MLLOG line is not valid JSON" in imported.stderr, imported.stderr)
+    check("Acme__box8/bert/result_3.txt:" in imported.stderr and "aborted" in imported.stderr, imported.stderr)
+    scores = pd.read_hdf(h5, "mlperf_scores")
+    runs = pd.read_hdf(h5, "mlperf_runs")
+    check(len(scores) == 2 and len(runs) == 10, "two entries, ten runs")
+    box = scores[scores.system == b"box8"] if scores.system.dtype == object and isinstance(scores.system.iloc[0], bytes) \
+        else scores[scores.system == "box8"]
+    check(len(box) == 1 and abs(float(box.score_minutes.iloc[0]) - 12.0) < 1e-9, "box8 scores 12 minutes")
+
+    mi300x = run("predict", "--system", os.path.join(data, "hand_built_mi300x_8.json"), "--benchmark", "bert",
+                 "--format", "json")
+    check(mi300x.returncode == 0, "predict on the hand-built MI300X box: " + mi300x.stderr)
+    if mi300x.returncode == 0:
+        result = json.loads(mi300x.stdout)
+        for key in ("benchmark", "predicted_minutes", "iteration_time_s", "throughput_samples_per_s",
+                    "global_batch_size", "accelerators"):
+            check(key in result, "predict JSON has " + key)
+        check(result["accelerators"] == 8 and result["accelerator"] == "mi300x", str(result))
+        check(result["global_batch_size"] > 0 and 0.5 < result["predicted_minutes"] < 60, str(result))
+        check(any("cdna3" in note for note in result["notes"]), "an uncalibrated generation is said: " + str(result))
+    b200 = run("predict", "--system", os.path.join(data, "hand_built_dgx_b200_4node.json"), "--benchmark",
+               "llama2_70b_lora")
+    check(b200.returncode == 0 and "predicted " in b200.stdout and "tp 4" in b200.stdout, b200.stdout + b200.stderr)
+
+    unknown = os.path.join(data, "invalid_unknown_accelerator.json")
+    failure = run("predict", "--system", unknown, "--benchmark", "bert")
+    check(failure.returncode == 2, "unknown accelerator exits 2")
+    check(unknown + ":5:31: error: /accelerator_model_name: unknown accelerator 'Acme TensorBlaster 9000' (known aliases: "
+          in failure.stderr, failure.stderr)
+    malformed = os.path.join(data, "invalid_malformed.json")
+    failure = run("predict", "--system", malformed, "--benchmark", "bert")
+    check(failure.returncode == 2 and malformed + ":6:1: error: YAML syntax error" in failure.stderr, failure.stderr)
+    failure = run("predict", "--system", os.path.join(data, "hand_built_mi300x_8.json"), "--benchmark", "bert",
+                  "--gbs", "7")
+    check(failure.returncode == 2 and "global batch 7 does not divide over 8 GPUs" in failure.stderr, failure.stderr)
+    failure = run("predict", "--system", os.path.join(data, "hand_built_mi300x_8.json"), "--benchmark", "gpt3")
+    check(failure.returncode == 2 and "unknown benchmark 'gpt3'" in failure.stderr, failure.stderr)
+
+mlperf = os.environ.get("GPUSCALE_MLPERF_DIR", os.path.join(source_dir, "..", "shared", "mlperf"))
+if os.path.exists(os.path.join(mlperf, "scores_calibration.csv")):
+    validated = run("validate", "--mlperf", mlperf, "--max-accelerators", "8", "-j", "2",
+                    "--max-median-ape", str(MAX_LOSO_MEDIAN_APE_PCT))
+    check(validated.returncode == 0, "the committed calibration's leave-one-system-out median APE on <= 8 accelerators "
+          "stays within %.1f %%: %s" % (MAX_LOSO_MEDIAN_APE_PCT, validated.stderr[-500:]))
+    summary = [line for line in validated.stdout.splitlines() if line.strip().startswith("all ")]
+    print("\n".join(summary))
+elif os.environ.get("GPUSCALE_REQUIRE_MLPERF") == "1":
+    check(False, "MLPerf data required but missing at " + mlperf)
+else:
+    print("WARN: skipping the calibration-accuracy check: no MLPerf data at " + mlperf)
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

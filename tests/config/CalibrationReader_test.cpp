@@ -1,0 +1,67 @@
+#include "sim/config/CalibrationReader.hpp"
+#include "sim/config/ConfigError.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using namespace gpuscale;
+
+TEST_CASE("config::format_calibration and read_calibration_text round-trip a calibration", "[config]")
+{
+  model::Calibration c;
+  c.compute["bert"] = {1.2, 0.05, 20, true, ""};
+  c.generation["hopper"] = {1.0, 0.0, 0, true, "reference generation: held at 1"};
+  c.generation["ampere"] = {1.3, 0.1, 9, false, "at its bound"};
+  c.memory["bert"] = {0.8, 0.2, 100, true, ""};
+  c.network["inter_node"] = {0.6, 0.1, 30, true, ""};
+  c.overhead_s["bert"] = {42.0, 3.0, 20, true, ""};
+  c.batch_sizes = {{"bert", 8, 768, 20}, {"bert", 64, 4608, 2}};
+  c.summary.results = 200;
+  c.summary.command = "gpuscale calibrate";
+  const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
+  CHECK(read.compute.at("bert").value == Approx(1.2));
+  CHECK(read.generation.at("ampere").identified == false);
+  CHECK(read.generation.at("ampere").note == "at its bound");
+  CHECK(read.overhead_s.at("bert").value == Approx(42.0));
+  CHECK(read.overhead_s_for("bert") == Approx(42.0));
+  CHECK(read.batch_size_for("bert", 8) == 768);
+  CHECK(read.batch_size_for("bert", 16) == 4608);
+  CHECK(read.batch_size_for("bert", 4096) == 4608); // beyond the largest bucket: the largest bucket's
+  CHECK_FALSE(read.batch_size_for("resnet", 8).has_value());
+  const auto e = read.efficiency_for("bert", "ampere", "inter_node");
+  CHECK(e.compute == Approx(1.2 * 1.3));
+  CHECK(e.memory == Approx(0.8));
+  CHECK(e.network == Approx(0.6));
+}
+
+TEST_CASE("config::read_calibration_text reports bad values, located", "[config]")
+{
+  const std::string text = "calibration:\n"
+                           "  overhead:\n"
+                           "    bert: {value: 42}\n"
+                           "  compute:\n"
+                           "    bert: {value: 7, colour: red}\n";
+  std::vector<std::string> messages;
+  try {
+    config::read_calibration_text(text, "c.yaml");
+  } catch (const config::ConfigError& e) {
+    for (const auto& d : e.diagnostics())
+      messages.push_back(d.format());
+  }
+  REQUIRE(messages.size() == 3);
+  CHECK_THAT(messages[0], Catch::StartsWith("c.yaml:5:19: error: /calibration/compute/bert/value: expected a number in"));
+  CHECK(messages[1] == "c.yaml:5:22: error: /calibration/compute/bert/colour: unknown key 'colour' (known keys: identified, "
+                       "note, results, standard_error, value)");
+  CHECK_THAT(messages[2], Catch::StartsWith("c.yaml:3:19: error: /calibration/overhead/bert/value:"));
+}
+
+TEST_CASE("config::default_calibration is the committed calibration/mlperf.yaml", "[config]")
+{
+  std::ifstream in(std::string(GPUSCALE_SOURCE_DIR) + "/calibration/mlperf.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == config::embedded_calibration_text());
+  CHECK_NOTHROW(config::default_calibration());
+}

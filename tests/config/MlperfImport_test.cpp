@@ -1,0 +1,156 @@
+#include "sim/config/ConfigError.hpp"
+#include "sim/config/MlperfLogReader.hpp"
+#include "sim/config/MlperfRepositoryReader.hpp"
+#include "sim/config/MlperfSystemReader.hpp"
+#include "sim/model/MlperfScore.hpp"
+#include "tests/support/MlperfData.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace gpuscale;
+
+namespace {
+
+const std::string kData = std::string(GPUSCALE_SOURCE_DIR) + "/tests/data/mlperf";
+
+const model::MlperfEntry& entry_of(const config::MlperfImport& imported, const std::string& system)
+{
+  for (const auto& e : imported.entries)
+    if (e.system == system)
+      return e;
+  throw std::runtime_error("no entry " + system);
+}
+
+/// One CSV record (RFC 4180 quoting, no embedded newlines).
+std::vector<std::string> csv_fields(const std::string& line)
+{
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+      fields.back() += line[++i];
+    else if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      fields.emplace_back();
+    else
+      fields.back() += c;
+  }
+  return fields;
+}
+
+} // namespace
+
+TEST_CASE("model::olympic_score_minutes drops the fastest and the slowest; an invalid run is the slowest", "[model]")
+{
+  CHECK(model::olympic_score_minutes({10, 11, 12, 13, 14}, 0).value() == Approx(12.0).epsilon(1e-15));
+  CHECK(model::olympic_score_minutes({10, 11, 12, 13}, 1).value() == Approx(12.0).epsilon(1e-15));
+  CHECK_FALSE(model::olympic_score_minutes({10, 11, 12}, 2).has_value());
+  CHECK_FALSE(model::olympic_score_minutes({10, 11}, 0).has_value());
+}
+
+TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports each bad log with its file", "[config]")
+{
+  const auto imported = config::read_mlperf_repository(kData);
+  REQUIRE(imported.entries.size() == 2);
+  const auto& box = entry_of(imported, "box8");
+  CHECK(box.round == "v9.9");
+  CHECK(box.submitter == "Acme");
+  CHECK(box.benchmark == "bert");
+  CHECK(box.description.accelerator_model_name == "NVIDIA H100-SXM5-80GB");
+  CHECK(box.runs.size() == 5);
+  CHECK(box.n_converged == 4);
+  CHECK(box.global_batch_size == 48);
+  // valid 10, 12, 11, 13 min; result_3 aborted counts as the slowest: mean(11, 12, 13)
+  CHECK(box.score_minutes.value() == Approx(12.0).margin(1e-9));
+  CHECK(box.mean_samples_to_converge == Approx((300000.0 * 3 + 450000.0) / 4));
+  CHECK(box.runs[3].status == model::MlperfRunStatus::Aborted);
+
+  const auto& broken = entry_of(imported, "broken4");
+  CHECK_FALSE(broken.score_minutes.has_value());
+  CHECK(broken.runs[1].status == model::MlperfRunStatus::NoRunStop);
+  CHECK(broken.runs[2].status == model::MlperfRunStatus::Unparsable);
+  CHECK(broken.runs[2].problem == kData + "/results/v9.9/Acme__broken4/bert/result_2.txt:6: MLLOG line is not valid JSON "
+                                          "(illegal EOF in scalar)");
+  CHECK(broken.runs[3].status == model::MlperfRunStatus::Inconsistent);
+  std::string problems;
+  for (const auto& p : imported.problems)
+    problems += p + "\n";
+  CHECK_THAT(problems, Catch::Contains("Acme__box8/bert/result_3.txt:") && Catch::Contains("run_stop status 'aborted'"));
+  CHECK_THAT(problems, Catch::Contains("Acme__broken4/bert/result_1.txt: no run_stop"));
+  CHECK_THAT(problems, Catch::Contains("Acme__broken4/bert: no score (3 invalid of 5 runs)"));
+}
+
+TEST_CASE("config::read_mlperf_repository reads an upstream round repository; ssd is retinanet, gpt3 skipped",
+          "[config]")
+{
+  const auto imported = config::read_mlperf_repository(kData + "/upstream/training_results_v9.9");
+  REQUIRE(imported.entries.size() == 1);
+  const auto& e = imported.entries[0];
+  CHECK(e.round == "v9.9");
+  CHECK(e.benchmark == "retinanet");
+  CHECK(e.score_minutes.value() == Approx(31.0).margin(1e-9));
+  CHECK(e.mean_epochs_to_converge == 3.0);
+  CHECK(e.mean_samples_to_converge == 3.0 * 1170301);
+  CHECK(imported.skipped_benchmark_folders == 1);
+}
+
+TEST_CASE("config::read_mlperf_repository rejects a folder of neither layout", "[config]")
+{
+  CHECK_THROWS_WITH(config::read_mlperf_repository(kData + "/systems"),
+                    Catch::Contains("not an MLPerf Training results folder"));
+}
+
+TEST_CASE("config::read_mlperf_system reports a count that is not a number, located", "[config]")
+{
+  const std::string path = kData + "/invalid_malformed.json";
+  CHECK_THROWS_WITH(config::read_mlperf_system(path), Catch::Contains(path + ":"));
+  const std::string text = "{\"number_of_nodes\": \"two\", \"accelerators_per_node\": \"8\", "
+                           "\"accelerator_model_name\": \"x\"}";
+  CHECK_THROWS_WITH(config::read_mlperf_system_text(text, "s.json"),
+                    "s.json:1:21: error: /number_of_nodes: expected a whole number >= 1 (as a string, e.g. \"8\"), got "
+                    "'two'");
+}
+
+TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on every row", "[config][mlperf]")
+{
+  const auto dir = test::mlperf_dir();
+  if (!dir)
+    return;
+  const auto imported = config::read_mlperf_repository(*dir);
+  std::map<std::string, const model::MlperfEntry*> by_key;
+  for (const auto& e : imported.entries)
+    by_key[e.round + "/" + e.submitter + "/" + e.system + "/" + e.benchmark] = &e;
+  std::ifstream csv(*dir + "/scores_calibration.csv");
+  std::string line;
+  std::getline(csv, line);
+  const auto header = csv_fields(line);
+  std::map<std::string, std::size_t> column;
+  for (std::size_t i = 0; i < header.size(); ++i)
+    column[header[i]] = i;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    const auto f = csv_fields(line);
+    const std::string key = f[column["round"]] + "/" + f[column["submitter"]] + "/" + f[column["system"]] + "/" +
+                            f[column["benchmark"]];
+    INFO(key);
+    ++rows;
+    REQUIRE(by_key.contains(key));
+    const auto& e = *by_key[key];
+    CHECK(e.global_batch_size == std::stoi(f[column["global_batch_size"]]));
+    CHECK(static_cast<int>(e.runs.size()) == std::stoi(f[column["n_runs"]]));
+    CHECK(e.n_converged == std::stoi(f[column["n_converged"]]));
+    REQUIRE(e.score_minutes.has_value());
+    CHECK(std::abs(*e.score_minutes - std::stod(f[column["score_minutes"]])) <= 1e-4);
+    const double samples = std::stod(f[column["mean_samples_to_converge"]]);
+    CHECK(std::abs(e.mean_samples_to_converge - samples) <= 1e-6 * samples + 0.06);
+  }
+  CHECK(rows == 244);
+  CHECK(by_key.size() == 244);
+}
