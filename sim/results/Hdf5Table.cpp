@@ -1,5 +1,6 @@
 #include "sim/results/Hdf5Table.hpp"
 
+#include "sim/results/Hdf5Handle.hpp"
 #include "sim/results/ResultsFile.hpp"
 
 #include <hdf5.h>
@@ -11,38 +12,15 @@ namespace gpuscale::results {
 namespace {
 
 namespace fs = std::filesystem;
+using Id = hdf5::Handle;
 
-/// Closes an HDF5 identifier when it goes out of scope.
-class Id {
-public:
-  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Id(const Id&) = delete;
-  Id& operator=(const Id&) = delete;
-  ~Id()
-  {
-    if (id_ >= 0)
-      close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
-private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-void check(herr_t status, const std::string& what)
+void check(herr_t status, const std::string& what) { hdf5::check_status(status, what); }
+hid_t checked(hid_t id, const std::string& what) { return hdf5::checked_id(id, what); }
+void string_attribute(hid_t object, const std::string& name, const std::string& value)
 {
-  if (status < 0)
-    throw ResultsFileError(what);
+  hdf5::write_string_attribute(object, name, value);
 }
-
-hid_t checked(hid_t id, const std::string& what)
-{
-  if (id < 0)
-    throw ResultsFileError(what);
-  return id;
-}
+void int_attribute(hid_t object, const std::string& name, long long value) { hdf5::write_int_attribute(object, name, value); }
 
 hid_t make_row_type(const TableLayout& layout)
 {
@@ -60,26 +38,6 @@ hid_t make_row_type(const TableLayout& layout)
     }
   }
   return type;
-}
-
-void string_attribute(hid_t object, const std::string& name, const std::string& value)
-{
-  Id type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.get(), std::max<std::size_t>(1, value.size()));
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attribute(checked(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                       "cannot create attribute " + name),
-               H5Aclose);
-  check(H5Awrite(attribute.get(), type.get(), value.empty() ? " " : value.data()), "cannot write attribute " + name);
-}
-
-void int_attribute(hid_t object, const std::string& name, long long value)
-{
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attribute(checked(H5Acreate2(object, name.c_str(), H5T_NATIVE_LLONG, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                       "cannot create attribute " + name),
-               H5Aclose);
-  check(H5Awrite(attribute.get(), H5T_NATIVE_LLONG, &value), "cannot write attribute " + name);
 }
 
 void write_one(hid_t file, const PackedTable& table, int schema_version, const std::string& version)

@@ -1,5 +1,7 @@
 #include "sim/results/ResultsFile.hpp"
 
+#include "sim/results/Hdf5Handle.hpp"
+
 #include <fcntl.h>
 #include <hdf5.h>
 #include <signal.h>
@@ -15,6 +17,13 @@ namespace gpuscale::results {
 namespace {
 
 namespace fs = std::filesystem;
+using hdf5::check_status;
+using hdf5::Handle;
+using hdf5::read_int_attribute;
+using hdf5::write_int_attribute;
+using hdf5::write_string_attribute;
+
+hid_t check(hid_t id, const std::string& what) { return hdf5::checked_id(id, what); }
 
 // ---------------------------------------------------------------------------------------------
 // The column table: one entry per RunRecord field, in column order. Adding a column is one line
@@ -174,50 +183,6 @@ RunRecord decode(const char* row)
 // ---------------------------------------------------------------------------------------------
 // Thin RAII over HDF5 identifiers.
 
-class Handle {
-public:
-  Handle() = default;
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
-  Handle& operator=(Handle&& other) noexcept
-  {
-    if (this != &other) {
-      if (id_ >= 0 && close_ != nullptr)
-        close_(id_);
-      id_ = other.id_;
-      close_ = other.close_;
-      other.id_ = -1;
-    }
-    return *this;
-  }
-  ~Handle()
-  {
-    if (id_ >= 0 && close_ != nullptr)
-      close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
-private:
-  hid_t id_ = -1;
-  herr_t (*close_)(hid_t) = nullptr;
-};
-
-hid_t check(hid_t id, const std::string& what)
-{
-  if (id < 0)
-    throw ResultsFileError(what);
-  return id;
-}
-
-void check_status(herr_t status, const std::string& what)
-{
-  if (status < 0)
-    throw ResultsFileError(what);
-}
-
 /// HDF5 prints its error stack to stderr by default; we report our own messages instead.
 void silence_hdf5()
 {
@@ -246,41 +211,6 @@ Handle make_row_type()
     }
   }
   return type;
-}
-
-void write_string_attribute(hid_t object, const char* name, const std::string& value)
-{
-  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.get(), std::max<std::size_t>(1, value.size()));
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  if (H5Aexists(object, name) > 0)
-    H5Adelete(object, name);
-  Handle attribute(check(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                         std::string("cannot create attribute ") + name),
-                   H5Aclose);
-  check_status(H5Awrite(attribute.get(), type.get(), value.empty() ? " " : value.data()),
-               std::string("cannot write attribute ") + name);
-}
-
-void write_int_attribute(hid_t object, const char* name, long long value)
-{
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  if (H5Aexists(object, name) > 0)
-    H5Adelete(object, name);
-  Handle attribute(check(H5Acreate2(object, name, H5T_NATIVE_LLONG, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                         std::string("cannot create attribute ") + name),
-                   H5Aclose);
-  check_status(H5Awrite(attribute.get(), H5T_NATIVE_LLONG, &value), std::string("cannot write attribute ") + name);
-}
-
-long long read_int_attribute(hid_t object, const char* name, const std::string& path)
-{
-  if (H5Aexists(object, name) <= 0)
-    throw ResultsFileError(path + ": not a gpuscale results file (/runs has no '" + name + "' attribute)");
-  Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-  long long value = 0;
-  check_status(H5Aread(attribute.get(), H5T_NATIVE_LLONG, &value), path + ": cannot read attribute " + name);
-  return value;
 }
 
 /// Attributes PyTables looks for to recognise a table, so pandas.read_hdf can open /runs.
@@ -313,6 +243,8 @@ Handle open_runs(hid_t file, const std::string& path)
   Handle dataset(H5Dopen2(file, "runs", H5P_DEFAULT), H5Dclose);
   if (!dataset.valid())
     throw ResultsFileError(path + ": /runs cannot be opened (corrupt file)");
+  if (H5Aexists(dataset.get(), "schema_version") <= 0)
+    throw ResultsFileError(path + ": not a gpuscale results file (/runs has no 'schema_version' attribute)");
   const long long version = read_int_attribute(dataset.get(), "schema_version", path);
   if (version != kSchemaVersion)
     throw ResultsFileError(path + ": results schema version " + std::to_string(version) + ", this gpuscale reads " +

@@ -1,5 +1,6 @@
 #include "sim/results/SweepManifest.hpp"
 
+#include "sim/results/Hdf5Handle.hpp"
 #include "sim/results/ResultsFile.hpp"
 
 #include <hdf5.h>
@@ -13,80 +14,14 @@ namespace gpuscale::results {
 namespace {
 
 namespace fs = std::filesystem;
+using Hid = hdf5::Handle;
+using hdf5::check_status;
+using hdf5::read_int_attribute;
+using hdf5::read_string_attribute;
+using hdf5::write_int_attribute;
+using hdf5::write_string_attribute;
 
-/// Closes an HDF5 identifier on scope exit.
-class Hid {
-public:
-  Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Hid(const Hid&) = delete;
-  Hid& operator=(const Hid&) = delete;
-  ~Hid()
-  {
-    if (id_ >= 0)
-      close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
-private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-hid_t check(hid_t id, const std::string& what)
-{
-  if (id < 0)
-    throw ResultsFileError(what);
-  return id;
-}
-
-void check_status(herr_t status, const std::string& what)
-{
-  if (status < 0)
-    throw ResultsFileError(what);
-}
-
-void write_string_attribute(hid_t object, const char* name, const std::string& value)
-{
-  Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.get(), std::max<std::size_t>(1, value.size()));
-  Hid space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hid attribute(check(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                      std::string("cannot create attribute ") + name),
-                H5Aclose);
-  check_status(H5Awrite(attribute.get(), type.get(), value.empty() ? " " : value.data()),
-               std::string("cannot write attribute ") + name);
-}
-
-std::string read_string_attribute(hid_t object, const char* name, const std::string& where)
-{
-  Hid attribute(check(H5Aopen(object, name, H5P_DEFAULT), where + ": no attribute " + name), H5Aclose);
-  Hid type(H5Aget_type(attribute.get()), H5Tclose);
-  const std::size_t size = H5Tget_size(type.get());
-  std::string value(size, '\0');
-  Hid memory(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(memory.get(), size);
-  check_status(H5Aread(attribute.get(), memory.get(), value.data()), where + ": cannot read attribute " + name);
-  value.resize(std::min(value.size(), value.find('\0')));
-  return value == " " ? "" : value;
-}
-
-void write_int_attribute(hid_t object, const char* name, long long value)
-{
-  Hid space(H5Screate(H5S_SCALAR), H5Sclose);
-  Hid attribute(check(H5Acreate2(object, name, H5T_NATIVE_LLONG, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                      std::string("cannot create attribute ") + name),
-                H5Aclose);
-  check_status(H5Awrite(attribute.get(), H5T_NATIVE_LLONG, &value), std::string("cannot write attribute ") + name);
-}
-
-long long read_int_attribute(hid_t object, const char* name, const std::string& where)
-{
-  Hid attribute(check(H5Aopen(object, name, H5P_DEFAULT), where + ": no attribute " + name), H5Aclose);
-  long long value = 0;
-  check_status(H5Aread(attribute.get(), H5T_NATIVE_LLONG, &value), where + ": cannot read attribute " + name);
-  return value;
-}
+hid_t check(hid_t id, const std::string& what) { return hdf5::checked_id(id, what); }
 
 void write_manifest_group(hid_t file, const SweepManifest& manifest)
 {
