@@ -21,8 +21,12 @@ std::vector<Configuration> feasible_configurations(const std::vector<results::Ru
       continue;
     Configuration c;
     c.run = run;
+    // Published results scale the batch with the GPU count (submitters tune it per scale), so their
+    // series is the benchmark on one accelerator; simulated runs keep the batch in the key.
+    const bool published = run.simgrid_config == kPublishedResult;
     c.series_key = run.workload + "|" + run.platform + "|" + run.gpu_models + "|" + run.precision + "|zero" +
-                   std::to_string(run.zero_stage) + "|gbs" + std::to_string(run.global_batch_size) + "|mbs" +
+                   std::to_string(run.zero_stage) +
+                   (published ? std::string() : "|gbs" + std::to_string(run.global_batch_size)) + "|mbs" +
                    std::to_string(run.micro_batch_size) + "|" + run.collective + "|ckpt" +
                    std::to_string(run.activation_checkpointing) + "|" + run.simgrid_config;
     c.time_s = time_s(run);

@@ -26,6 +26,9 @@ struct Configuration {
   std::string label() const;
 };
 
+/// simgrid_config of rows that are published results (gpuscale mlperf import), not simulations.
+inline constexpr const char* kPublishedResult = "published MLPerf result (not simulated)";
+
 /// The feasible (outcome ok) rows of `runs`, with their derived figures. Speedup and efficiency are
 /// filled in by scaling_series().
 std::vector<Configuration> feasible_configurations(const std::vector<results::RunRecord>& runs,

@@ -6,6 +6,8 @@
 #include "analysis/MarkdownReport.hpp"
 #include "analysis/TimeMetric.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/MlperfFrontierRows.hpp"
+#include "sim/results/MlperfTables.hpp"
 #include "sim/results/ResultsFile.hpp"
 #include "sim/units/Quantity.hpp"
 
@@ -66,7 +68,10 @@ void frontier(FrontierOptions options)
   options.analysis.topsis_weights = parse_weights(options.weights);
   if (options.clusters > 0)
     options.analysis.clustering.k = options.clusters;
-  const auto runs = results::read_runs(options.results_path);
+  // A `gpuscale mlperf import` file has published scores instead of simulated runs.
+  const auto runs = results::has_mlperf_scores(options.results_path)
+                        ? mlperf_frontier_rows(results::read_mlperf_scores(options.results_path))
+                        : results::read_runs(options.results_path);
   const auto result = analysis::analyse_frontier(runs, options.analysis);
   if (result.configurations.empty())
     throw std::invalid_argument(options.results_path + ": no feasible run with a " + analysis::time_metric_name() + " to analyse (" + std::to_string(result.rows) +

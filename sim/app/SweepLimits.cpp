@@ -21,9 +21,9 @@ namespace gpuscale::app {
 namespace {
 
 /// Per expanded point, besides its scenario text and the SweepPoint itself: strings, containers and
-/// the YAML nodes the reader keeps. Measured: going from 2,000 to 20,000 points of a --dry-run raised
-/// the peak RSS by ~4.4 KB per point in all (docs/ROBUSTNESS.md).
-constexpr double kPointOverheadBytes = 4 * 1024;
+/// what the reader keeps. Measured: going from 2,000 to 200,000 points of a --dry-run raised the peak
+/// RSS by 1.1 KB per point in all (docs/ROBUSTNESS.md); the estimate is about twice that.
+constexpr double kPointOverheadBytes = 2 * 1024;
 /// Per results row, besides the /runs row and the scenario text: the /scenarios/run_<id> dataset's
 /// HDF5 object header, link and attribute. Measured: a 48-row sweep file grew ~1.07 KB per row
 /// besides its rows, with 324-byte scenario texts; rounded up.

@@ -2,6 +2,8 @@
 
 #include "sim/results/Hdf5Table.hpp"
 
+#include <hdf5.h>
+
 namespace gpuscale::results {
 namespace {
 
@@ -82,6 +84,19 @@ std::vector<MlperfRunRow> read_mlperf_runs(const std::string& path)
 std::vector<MlperfScoreRow> read_mlperf_scores(const std::string& path)
 {
   return unpack_table(read_table(path, "mlperf_scores", table_layout(score_columns())), score_columns());
+}
+
+bool has_mlperf_scores(const std::string& path)
+{
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    return false;
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0)
+    return false;
+  const bool found = H5Lexists(file, "mlperf_scores", H5P_DEFAULT) > 0;
+  H5Fclose(file);
+  return found;
 }
 
 } // namespace gpuscale::results

@@ -60,5 +60,7 @@ void write_mlperf_tables(const std::string& path, const std::vector<MlperfRunRow
 
 std::vector<MlperfRunRow> read_mlperf_runs(const std::string& path);
 std::vector<MlperfScoreRow> read_mlperf_scores(const std::string& path);
+/// True when `path` is an HDF5 file with a /mlperf_scores table (false for other or unreadable files).
+bool has_mlperf_scores(const std::string& path);
 
 } // namespace gpuscale::results

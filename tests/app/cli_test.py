@@ -62,6 +62,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check(text.count("<route ") == 32 * 31, "a route per ordered GPU pair")
     check(run("frobnicate").returncode != 0, "unknown subcommand fails")
 
+    # The efficiency analysis reads published MLPerf results (an import file) as it reads sweeps.
+    imported = os.path.join(tmp, "mlperf.h5")
+    check(run("mlperf", "import", os.path.join(source_dir, "tests", "data", "mlperf"), "-o", imported).returncode == 0,
+          "mlperf import of the fixtures")
+    report = run("frontier", imported, "-o", os.path.join(tmp, "mlperf-report"))
+    check(report.returncode == 0 and "1 feasible configurations" in report.stdout, report.stdout + report.stderr)
+    check(os.path.exists(os.path.join(tmp, "mlperf-report", "report.md")), "frontier report on published results")
+
     mlperf = os.environ.get("GPUSCALE_MLPERF_DIR", os.path.join(source_dir, "..", "shared", "mlperf"))
     rcp = os.path.join(mlperf, "rcps", "training_4.1.0", "rcps_bert.json")
     if os.path.exists(rcp):
