@@ -1,5 +1,6 @@
 #include "sim/config/InputCheck.hpp"
 
+#include "sim/config/CalibrationReader.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/HostInputReader.hpp"
 #include "sim/config/MappingReader.hpp"
@@ -21,7 +22,7 @@ namespace {
 
 constexpr const char* kKnownTopLevelKeys =
     "cluster (platform), accelerators or node_types (catalog), workload, scenario (with sweep: a sweep), "
-    "convergence, host_input";
+    "convergence, host_input, calibration";
 
 std::string plural(std::size_t count, const std::string& noun)
 {
@@ -59,6 +60,8 @@ std::optional<InputKind> kind_of(const YAML::Node& root, const std::string& path
     return InputKind::Convergence;
   if (has("host_input"))
     return InputKind::HostInput;
+  if (has("calibration"))
+    return InputKind::Calibration;
   std::string keys;
   for (auto it = node.begin(); it != node.end(); ++it)
     keys += (keys.empty() ? "" : ", ") + (it->first.IsScalar() ? it->first.Scalar() : std::string("?"));
@@ -131,6 +134,7 @@ std::string to_string(InputKind kind)
     case InputKind::Sweep: return "sweep";
     case InputKind::Convergence: return "convergence";
     case InputKind::HostInput: return "host_input";
+    case InputKind::Calibration: return "calibration";
     case InputKind::Rcp: return "rcp";
     case InputKind::MlperfSystem: return "mlperf_system";
     case InputKind::MlperfLog: return "mlperf_log";
@@ -193,6 +197,10 @@ CheckedInput check_input(const std::string& path)
     }
     case InputKind::HostInput:
       checked.summary = "host input costs: " + plural(read_host_input(path).size(), "pipeline");
+      break;
+    case InputKind::Calibration:
+      read_calibration(path);
+      checked.summary = "calibration";
       break;
     case InputKind::Rcp: {
       const auto rcp = read_rcp_file(path);

@@ -6,6 +6,7 @@
 ///   scenario:                       scenario (with sweep: a sweep), with the files it names
 ///   convergence:                    convergence table
 ///   host_input:                     host input-pipeline costs
+///   calibration:                    calibration (calibration/mlperf.yaml)
 ///   *.json with number_of_nodes, accelerators_per_node or accelerator_model_name
 ///                                   MLPerf system description
 ///   other *.json                    MLPerf reference-convergence-point (RCP) file
@@ -15,7 +16,9 @@
 
 namespace gpuscale::config {
 
-enum class InputKind { Platform, Catalog, Workload, Scenario, Sweep, Convergence, HostInput, Rcp, MlperfSystem, MlperfLog };
+enum class InputKind {
+  Platform, Catalog, Workload, Scenario, Sweep, Convergence, HostInput, Calibration, Rcp, MlperfSystem, MlperfLog
+};
 
 std::string to_string(InputKind kind);
 

@@ -11,7 +11,8 @@ other kind -> gpuscale check FILE. run and sweep are tried with an output that d
 not appear) and with an existing results file (it must stay byte-identical).
 
 Inputs too large to commit (a 10 GB file, a 15 MB line) and odd file kinds (a directory, a FIFO, a
-missing file) are generated here. Usage: invalid_inputs_test.py BUILD_DIR SOURCE_DIR"""
+missing file) are generated here. Last, every shipped input must pass `gpuscale check`, so the readers'
+checks refuse nothing valid. Usage: invalid_inputs_test.py BUILD_DIR SOURCE_DIR"""
 
 import os
 import shutil
@@ -165,6 +166,24 @@ with tempfile.TemporaryDirectory() as tmp:
     os.mkfifo(fifo)  # nobody writes to it: reading it would block forever
     refuse_everywhere("generated: a FIFO", fifo, "check",
                       ["%s: error: cannot read file: not a regular file (a device, pipe or socket)" % fifo], work)
+
+    # ---- and every shipped input passes the same checks ----
+    shipped = []
+    for folder in ("platforms", "platforms/catalog", "workloads", "workloads/convergence", "workloads/host_input",
+                   "scenarios", "scenarios/mlperf", "bench", "calibration"):
+        directory = os.path.join(source_dir, folder)
+        if os.path.isdir(directory):
+            shipped += [os.path.join(directory, name) for name in sorted(os.listdir(directory))
+                        if name.endswith(".yaml")]
+    mlperf = os.environ.get("GPUSCALE_MLPERF_DIR", os.path.join(source_dir, "..", "shared", "mlperf"))
+    for pattern_dir, suffix in ((os.path.join(mlperf, "rcps", "training_4.1.0"), ".json"),):
+        if os.path.isdir(pattern_dir):
+            shipped += [os.path.join(pattern_dir, name) for name in sorted(os.listdir(pattern_dir)) if name.endswith(suffix)]
+    accepted = subprocess.run([gpuscale, "check", *shipped], capture_output=True, text=True, cwd=work)
+    check(accepted.returncode == 0, "gpuscale check accepts every shipped input: " + accepted.stderr)
+    lines = accepted.stdout.splitlines()
+    check(len(lines) == len(shipped) and all(line.startswith(path + ": ok: ") for line, path in zip(lines, shipped)),
+          "one 'ok' line per shipped input:\n" + accepted.stdout)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
