@@ -68,7 +68,10 @@ for target in "${targets[@]}"; do
   log="$build/fuzz/$target.log"
   status=0
   "$build/fuzz/fuzz_$target" -max_total_time="$per_target" -timeout=20 -rss_limit_mb=2560 -max_len="$max_len" \
-    -print_final_stats=1 -artifact_prefix="$build/fuzz/findings/$target-" "$corpus" "$seeds" >"$log" 2>&1 || status=$?
+    -print_final_stats=1 -artifact_prefix="$build/fuzz/findings/$target-" "$corpus" "$seeds" >"$log" 2>&1 &
+  pid=$!
+  wait "$pid" || status=$?
+  rm -rf "/dev/shm/gpuscale-fuzz-$pid" "${TMPDIR:-/tmp}/gpuscale-fuzz-$pid" # left behind when the target crashed
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   runs=${runs:-0}
   total=$((total + runs))
