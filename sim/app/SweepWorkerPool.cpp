@@ -1,5 +1,7 @@
 #include "sim/app/SweepWorkerPool.hpp"
 
+#include "sim/engine/IsolatedRun.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -14,20 +16,6 @@
 
 namespace gpuscale::app {
 namespace {
-
-bool write_all(int fd, const char* data, std::size_t size)
-{
-  while (size > 0) {
-    const ssize_t written = ::write(fd, data, size);
-    if (written < 0 && errno == EINTR)
-      continue;
-    if (written <= 0)
-      return false;
-    data += written;
-    size -= static_cast<std::size_t>(written);
-  }
-  return true;
-}
 
 /// In the child, before the work: signals and output set up for a worker.
 void become_worker(pid_t parent)
@@ -90,7 +78,7 @@ void SweepWorkerPool::start(std::int64_t job, const std::function<std::string()>
       status = 'e';
       payload = "unknown exception";
     }
-    const bool ok = write_all(fds[1], &status, 1) && write_all(fds[1], payload.data(), payload.size());
+    const bool ok = engine::write_all(fds[1], &status, 1) && engine::write_all(fds[1], payload.data(), payload.size());
     ::close(fds[1]);
     ::_exit(ok ? 0 : 3);
   }

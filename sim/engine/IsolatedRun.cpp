@@ -9,7 +9,6 @@
 #include <stdexcept>
 
 namespace gpuscale::engine {
-namespace {
 
 bool write_all(int fd, const char* data, std::size_t size)
 {
@@ -24,8 +23,6 @@ bool write_all(int fd, const char* data, std::size_t size)
   }
   return true;
 }
-
-} // namespace
 
 std::string run_isolated(const std::function<std::string()>& work)
 {
