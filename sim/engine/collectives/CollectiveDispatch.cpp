@@ -41,34 +41,28 @@ void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Commun
   if (comm.size() < 2 || bytes <= 0)
     return;
   algorithm = choose_algorithm(algorithm, op, comm.size(), comm.hierarchical(), bytes);
-  const Granularity granularity =
-      algorithm == CollectiveAlgorithm::RingFlow || algorithm == CollectiveAlgorithm::HierarchicalFlow
-          ? Granularity::FlowLevel
-          : Granularity::PerStep;
+  if (algorithm == CollectiveAlgorithm::HalvingDoubling && op == CollectiveOp::AllReduce) {
+    halving_doubling_all_reduce(comm, rank, bytes, counters);
+    return;
+  }
+  // Halving-doubling is an all-reduce algorithm: other operations take rings.
   const bool hierarchical =
       algorithm == CollectiveAlgorithm::Hierarchical || algorithm == CollectiveAlgorithm::HierarchicalFlow;
+  RingPlan plan;
   switch (op) {
     case CollectiveOp::AllReduce:
-      if (algorithm == CollectiveAlgorithm::HalvingDoubling)
-        halving_doubling_all_reduce(comm, rank, bytes, counters);
-      else if (hierarchical)
-        hierarchical_all_reduce(comm, rank, bytes, granularity, counters);
-      else
-        ring_all_reduce(comm, rank, bytes, granularity, counters);
+      plan = hierarchical ? hierarchical_all_reduce_plan(comm, bytes) : ring_all_reduce_plan(bytes);
       break;
-    case CollectiveOp::ReduceScatter: // halving-doubling is an all-reduce algorithm: rings otherwise
-      if (hierarchical)
-        hierarchical_reduce_scatter(comm, rank, bytes, granularity, counters);
-      else
-        ring_reduce_scatter(comm, rank, bytes, granularity, counters);
+    case CollectiveOp::ReduceScatter:
+      plan = hierarchical ? hierarchical_reduce_scatter_plan(comm, bytes) : ring_reduce_scatter_plan(bytes);
       break;
     case CollectiveOp::AllGather:
-      if (hierarchical)
-        hierarchical_all_gather(comm, rank, bytes, granularity, counters);
-      else
-        ring_all_gather(comm, rank, bytes, granularity, counters);
+      plan = hierarchical ? hierarchical_all_gather_plan(comm, bytes) : ring_all_gather_plan(bytes);
       break;
   }
+  const bool flow_level =
+      algorithm == CollectiveAlgorithm::RingFlow || algorithm == CollectiveAlgorithm::HierarchicalFlow;
+  run_ring_plan(plan, flow_level ? Granularity::FlowLevel : Granularity::PerStep, comm, rank, counters);
 }
 
 } // namespace gpuscale::engine

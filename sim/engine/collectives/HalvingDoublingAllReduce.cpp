@@ -30,7 +30,7 @@ void halving_doubling_all_reduce(const Communicator& comm, int rank, double byte
   if (p < 2 || bytes <= 0)
     return;
   if (!is_power_of_two(p)) {
-    ring_all_reduce(comm, rank, bytes, Granularity::PerStep, counters);
+    run_ring_plan(ring_all_reduce_plan(bytes), Granularity::PerStep, comm, rank, counters);
     return;
   }
   int step = 0;

@@ -6,7 +6,7 @@
 /// Far fewer latency terms than the ring at large p, which is what NCCL's trees buy for small
 /// messages. Needs p a power of two; otherwise runs the ring.
 
-#include "sim/engine/collectives/RingSteps.hpp"
+#include "sim/engine/collectives/Communicator.hpp"
 
 namespace gpuscale::engine {
 

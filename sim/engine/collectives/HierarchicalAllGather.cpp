@@ -4,19 +4,12 @@
 
 namespace gpuscale::engine {
 
-void hierarchical_all_gather(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                             CollectiveCounters& counters)
+RingPlan hierarchical_all_gather_plan(const Communicator& comm, double bytes)
 {
-  if (!comm.hierarchical()) {
-    ring_all_gather(comm, rank, bytes, granularity, counters);
-    return;
-  }
-  const auto local = comm.local_of[static_cast<std::size_t>(rank)];
-  const auto cross = comm.cross_of[static_cast<std::size_t>(rank)];
-  const Communicator& node = comm.locals[static_cast<std::size_t>(local.group)];
-  ring_all_gather(comm.crosses[static_cast<std::size_t>(cross.group)], cross.rank, bytes / node.size(), granularity,
-                  counters);
-  ring_all_gather(node, local.rank, bytes, granularity, counters);
+  if (!comm.hierarchical())
+    return ring_all_gather_plan(bytes);
+  const double per_node = static_cast<double>(comm.locals.front().size());
+  return {{RingPhase::Scope::Crosses, 1, bytes / per_node}, {RingPhase::Scope::Locals, 1, bytes}};
 }
 
 } // namespace gpuscale::engine

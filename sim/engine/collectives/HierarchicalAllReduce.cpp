@@ -1,25 +1,17 @@
 #include "sim/engine/collectives/HierarchicalAllReduce.hpp"
 
-#include "sim/engine/collectives/RingAllGather.hpp"
 #include "sim/engine/collectives/RingAllReduce.hpp"
-#include "sim/engine/collectives/RingReduceScatter.hpp"
 
 namespace gpuscale::engine {
 
-void hierarchical_all_reduce(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                             CollectiveCounters& counters)
+RingPlan hierarchical_all_reduce_plan(const Communicator& comm, double bytes)
 {
-  if (!comm.hierarchical()) {
-    ring_all_reduce(comm, rank, bytes, granularity, counters);
-    return;
-  }
-  const auto local = comm.local_of[static_cast<std::size_t>(rank)];
-  const auto cross = comm.cross_of[static_cast<std::size_t>(rank)];
-  const Communicator& node = comm.locals[static_cast<std::size_t>(local.group)];
-  const Communicator& rail = comm.crosses[static_cast<std::size_t>(cross.group)];
-  ring_reduce_scatter(node, local.rank, bytes, granularity, counters);
-  ring_all_reduce(rail, cross.rank, bytes / node.size(), granularity, counters);
-  ring_all_gather(node, local.rank, bytes, granularity, counters);
+  if (!comm.hierarchical())
+    return ring_all_reduce_plan(bytes);
+  const double per_node = static_cast<double>(comm.locals.front().size());
+  return {{RingPhase::Scope::Locals, 1, bytes},
+          {RingPhase::Scope::Crosses, 2, bytes / per_node},
+          {RingPhase::Scope::Locals, 1, bytes}};
 }
 
 } // namespace gpuscale::engine

@@ -6,11 +6,10 @@
 ///   3. all-gather inside each node:                              (g-1)·α_i + (g-1)/g · S/B_i
 /// Falls back to the flat ring when the communicator is not hierarchical.
 
-#include "sim/engine/collectives/RingSteps.hpp"
+#include "sim/engine/collectives/RingPlan.hpp"
 
 namespace gpuscale::engine {
 
-void hierarchical_all_reduce(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                             CollectiveCounters& counters);
+RingPlan hierarchical_all_reduce_plan(const Communicator& comm, double bytes);
 
 } // namespace gpuscale::engine

@@ -4,19 +4,12 @@
 
 namespace gpuscale::engine {
 
-void hierarchical_reduce_scatter(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                                 CollectiveCounters& counters)
+RingPlan hierarchical_reduce_scatter_plan(const Communicator& comm, double bytes)
 {
-  if (!comm.hierarchical()) {
-    ring_reduce_scatter(comm, rank, bytes, granularity, counters);
-    return;
-  }
-  const auto local = comm.local_of[static_cast<std::size_t>(rank)];
-  const auto cross = comm.cross_of[static_cast<std::size_t>(rank)];
-  const Communicator& node = comm.locals[static_cast<std::size_t>(local.group)];
-  ring_reduce_scatter(node, local.rank, bytes, granularity, counters);
-  ring_reduce_scatter(comm.crosses[static_cast<std::size_t>(cross.group)], cross.rank, bytes / node.size(), granularity,
-                      counters);
+  if (!comm.hierarchical())
+    return ring_reduce_scatter_plan(bytes);
+  const double per_node = static_cast<double>(comm.locals.front().size());
+  return {{RingPhase::Scope::Locals, 1, bytes}, {RingPhase::Scope::Crosses, 1, bytes / per_node}};
 }
 
 } // namespace gpuscale::engine

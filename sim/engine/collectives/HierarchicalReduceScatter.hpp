@@ -3,11 +3,10 @@
 /// reduce-scatter of the S/g shard across nodes along the rail, leaving each rank S/p.
 ///   (g-1)·α_i + (g-1)/g · S/B_i + (n-1)·α_e + (n-1)/n · S/(g·B_e)
 
-#include "sim/engine/collectives/RingSteps.hpp"
+#include "sim/engine/collectives/RingPlan.hpp"
 
 namespace gpuscale::engine {
 
-void hierarchical_reduce_scatter(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                                 CollectiveCounters& counters);
+RingPlan hierarchical_reduce_scatter_plan(const Communicator& comm, double bytes);
 
 } // namespace gpuscale::engine

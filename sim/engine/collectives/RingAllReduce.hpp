@@ -3,11 +3,10 @@
 /// all-gather steps of bytes/p each. Uncontended: 2(p-1)·α + 2(p-1)/p · S/B
 /// (nccl-tests doc/PERFORMANCE.md, "algorithm bandwidth" vs "bus bandwidth").
 
-#include "sim/engine/collectives/RingSteps.hpp"
+#include "sim/engine/collectives/RingPlan.hpp"
 
 namespace gpuscale::engine {
 
-void ring_all_reduce(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                     CollectiveCounters& counters);
+RingPlan ring_all_reduce_plan(double bytes);
 
 } // namespace gpuscale::engine

@@ -2,11 +2,9 @@
 
 namespace gpuscale::engine {
 
-void ring_reduce_scatter(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                         CollectiveCounters& counters)
+RingPlan ring_reduce_scatter_plan(double bytes)
 {
-  const int p = comm.size();
-  ring_steps(comm, rank, p - 1, bytes / p, granularity, counters);
+  return {{RingPhase::Scope::Whole, 1, bytes}};
 }
 
 } // namespace gpuscale::engine

@@ -2,11 +2,10 @@
 /// Ring reduce-scatter of a `bytes`-sized buffer (each rank ends with its reduced 1/p shard):
 /// p-1 steps of bytes/p. Uncontended: (p-1)·α + (p-1)/p · S/B.
 
-#include "sim/engine/collectives/RingSteps.hpp"
+#include "sim/engine/collectives/RingPlan.hpp"
 
 namespace gpuscale::engine {
 
-void ring_reduce_scatter(const Communicator& comm, int rank, double bytes, Granularity granularity,
-                         CollectiveCounters& counters);
+RingPlan ring_reduce_scatter_plan(double bytes);
 
 } // namespace gpuscale::engine

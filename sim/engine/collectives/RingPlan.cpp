@@ -1,0 +1,59 @@
+#include "sim/engine/collectives/RingPlan.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+
+#include <cmath>
+
+namespace gpuscale::engine {
+namespace {
+
+/// `transfers` times: send `bytes` to the successor, receive as much from the predecessor.
+void exchange_with_neighbours(const Communicator& ring, int rank, int transfers, uint64_t bytes,
+                              CollectiveCounters& counters)
+{
+  const int q = ring.size();
+  simgrid::s4u::Mailbox* next = ring.inboxes[static_cast<std::size_t>((rank + 1) % q)];
+  simgrid::s4u::Mailbox* mine = ring.inboxes[static_cast<std::size_t>(rank)];
+  for (int i = 0; i < transfers; ++i) {
+    auto send = next->put_async(&counters, bytes);
+    mine->get<CollectiveCounters>();
+    send->wait();
+    counters.bytes_sent += static_cast<double>(bytes);
+    counters.bytes_received += static_cast<double>(bytes);
+  }
+}
+
+} // namespace
+
+void run_ring_plan(const RingPlan& plan, Granularity granularity, const Communicator& comm, int rank,
+                   CollectiveCounters& counters)
+{
+  double unpaid_latency_s = 0;
+  for (const RingPhase& phase : plan) {
+    const Communicator* ring = &comm;
+    int ring_rank = rank;
+    if (phase.scope != RingPhase::Scope::Whole) {
+      const bool local = phase.scope == RingPhase::Scope::Locals;
+      const auto where = (local ? comm.local_of : comm.cross_of)[static_cast<std::size_t>(rank)];
+      ring = &(local ? comm.locals : comm.crosses)[static_cast<std::size_t>(where.group)];
+      ring_rank = where.rank;
+    }
+    const int q = ring->size();
+    const int steps = phase.rounds * (q - 1);
+    if (q < 2 || phase.buffer_bytes <= 0)
+      continue;
+    const double chunk_bytes = phase.buffer_bytes / q;
+    if (granularity == Granularity::PerStep) {
+      exchange_with_neighbours(*ring, ring_rank, steps, static_cast<uint64_t>(std::llround(chunk_bytes)), counters);
+    } else {
+      exchange_with_neighbours(*ring, ring_rank, 1, static_cast<uint64_t>(std::llround(steps * chunk_bytes)),
+                               counters);
+      unpaid_latency_s += (steps - 1) * ring->next_route_latency_s[static_cast<std::size_t>(ring_rank)];
+    }
+  }
+  if (unpaid_latency_s > 0)
+    simgrid::s4u::this_actor::sleep_for(unpaid_latency_s);
+}
+
+} // namespace gpuscale::engine
