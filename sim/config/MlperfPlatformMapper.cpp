@@ -92,6 +92,8 @@ model::NodeType synthesise_node_type(const model::GpuType& gpu, int per_node, st
     node.fabric = model::IntraNodeFabric::NvSwitch;
   else
     node.fabric = model::IntraNodeFabric::NvlinkMesh;
+  node.in_switch_reduction = node.fabric == model::IntraNodeFabric::NvSwitch &&
+                             (gpu.generation == "hopper" || gpu.generation == "blackwell");
   node.intra_bw_Bps = gpu.intra_node_bw_Bps;
   node.intra_latency_s = 1e-6;
   const bool gen5 = gpu.generation == "hopper" || gpu.generation == "blackwell" || gpu.generation == "cdna3";
@@ -131,6 +133,11 @@ StatedNics parse_host_networking(const std::string& host_networking)
   const std::string part = compute_part(host_networking);
   std::smatch match;
   StatedNics nics;
+  const std::string words = " " + normalised(part) + " ";
+  const bool infiniband = words.find(" ib ") != std::string::npos || words.find("infiniband") != std::string::npos;
+  nics.infiniband_with_sharp =
+      infiniband && (words.find(" hdr") != std::string::npos || words.find(" ndr") != std::string::npos ||
+                     words.find(" xdr") != std::string::npos || words.find("quantum-2") != std::string::npos);
   if (!std::regex_search(part, match, bandwidth))
     return nics;
   const double scale = (match[2].str() == "T" ? 1e12 : 1e9) / (match[3].str() == "b" ? 8.0 : 1.0);
@@ -196,6 +203,9 @@ MlperfPlatformMapping map_mlperf_system(const model::MlperfSystem& system, const
   } else {
     fabric.topology = model::FabricTopology::SingleSwitch;
   }
+  fabric.in_network_reduction = system.number_of_nodes >= 2 && nics.infiniband_with_sharp;
+  if (fabric.in_network_reduction)
+    mapping.notes.push_back("InfiniBand HDR/NDR/XDR compute fabric: SHARP in-network reduction assumed");
   return mapping;
 }
 

@@ -22,6 +22,12 @@
 ///   >= 2 NVIDIA nodes, 1 NIC per GPU   rail_optimized, non-blocking spine (NVIDIA SuperPOD wiring)
 ///   2-32 nodes otherwise                single_switch (one leaf switch holds them)
 ///   > 32 nodes otherwise                fat_tree, 32 nodes per leaf, non-blocking
+///
+/// Reduction in the switches (used by `collective: auto`, as NCCL uses them when present):
+///   NVLS      NVSwitch nodes of hopper / blackwell accelerators (third-generation NVSwitch and later)
+///   SHARP     >= 2 nodes whose compute NICs are InfiniBand HDR, NDR or XDR (Quantum / Quantum-2
+///             switches aggregate large messages); the JSONs never say whether a submission enabled
+///             it, so this is an assumption the calibration's validation tests (docs/CALIBRATION.md)
 
 #include "sim/model/MlperfSystem.hpp"
 #include "sim/model/Platform.hpp"
@@ -46,6 +52,7 @@ std::string find_catalog_accelerator(const model::Platform& catalog, const std::
 struct StatedNics {
   int count = 0;
   double bandwidth_Bps = 0;
+  bool infiniband_with_sharp = false; ///< InfiniBand HDR / NDR / XDR (or Quantum-2) named
 };
 StatedNics parse_host_networking(const std::string& host_networking);
 

@@ -160,6 +160,9 @@ private:
       }
       type.intra_bw_Bps = reader.positive_quantity("bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
       type.intra_latency_s = reader.quantity("latency", Dimension::Seconds, Presence::Required).value_or(0);
+      type.in_switch_reduction = reader.boolean("in_switch_reduction", Presence::Optional).value_or(false);
+      if (type.in_switch_reduction && type.fabric != model::IntraNodeFabric::NvSwitch)
+        reader.error("in_switch_reduction", "only an nvswitch fabric can reduce in the switch");
       reader.finish();
     }
     if (auto pcie = node.child("pcie", Presence::Required)) {
@@ -241,6 +244,7 @@ private:
     out.nodes_per_leaf = static_cast<int>(fabric.integer("nodes_per_leaf", 1, 100000, fat_tree_key).value_or(0));
     out.oversubscription = fabric.number("oversubscription", 1.0, 1000.0, Presence::Optional).value_or(1.0);
     out.spine_bw_Bps = fabric.positive_quantity("spine_bandwidth", Dimension::BytesPerSecond, Presence::Optional);
+    out.in_network_reduction = fabric.boolean("in_network_reduction", Presence::Optional).value_or(false);
     if (!fat_tree && fabric.has("nodes_per_leaf"))
       fabric.error("nodes_per_leaf", "only meaningful for topology fat_tree");
     if (!fat_tree && fabric.has("oversubscription"))

@@ -36,8 +36,11 @@ struct GroupCommunicators {
 std::vector<CommunicatorLayout> layouts_of(const std::vector<std::vector<int>>& groups, const TopologyGraph& topology)
 {
   std::vector<CommunicatorLayout> layouts;
-  for (const auto& group : groups)
+  for (const auto& group : groups) {
     layouts.push_back(make_communicator_layout(group, topology.gpu_node));
+    mark_reduction_hardware(layouts.back(), topology.gpu_node, topology.node_in_switch_reduction,
+                            topology.fabric_in_network_reduction);
+  }
   return layouts;
 }
 
@@ -151,8 +154,18 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
   IterationResult result;
   result.gpus = p;
   const CollectiveOp gradient_op = scenario.zero_stage == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-  result.collective_used = model::to_string(choose_algorithm(scenario.collective, gradient_op, parallel.dp,
-                                                             dp_layouts.front().hierarchical, scenario.bucket_bytes));
+  const auto gradient_algorithm = choose_algorithm(scenario.collective, gradient_op, parallel.dp,
+                                                  dp_layouts.front().hierarchical, scenario.bucket_bytes);
+  result.collective_used = model::to_string(gradient_algorithm);
+  // What `auto` adds to a bucket's all-reduce on this hardware (NCCL's names; see RingPhase).
+  if (scenario.collective == model::CollectiveAlgorithm::Auto && gradient_op == CollectiveOp::AllReduce &&
+      gradient_algorithm != model::CollectiveAlgorithm::HalvingDoubling && parallel.dp > 1) {
+    const CommunicatorLayout& dp = dp_layouts.front();
+    if (dp.hierarchical)
+      result.collective_used += dp.in_network_reduction ? "+sharp" : "+tree";
+    else if (dp.in_switch_reduction)
+      result.collective_used = "nvls";
+  }
   result.simgrid_config = describe_simgrid_config(scenario.simgrid);
   for (int rank = 0; rank < p; ++rank) {
     const GpuTimeline& t = timelines[static_cast<std::size_t>(rank)];

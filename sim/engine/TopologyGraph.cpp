@@ -23,6 +23,7 @@ public:
       for (int i = 0; i < platform_.node_groups[g].count && rank_ < wanted; ++i)
         add_node(type, node++, wanted);
     }
+    out_.fabric_in_network_reduction = platform_.fabric.in_network_reduction;
     connect_nodes();
   }
 
@@ -49,6 +50,7 @@ private:
   void add_node(const model::NodeType& type, int node, int wanted)
   {
     const std::string prefix = "n" + std::to_string(node);
+    out_.node_in_switch_reduction.push_back(type.in_switch_reduction);
     std::vector<Vertex> gpus;
     for (int local = 0; local < type.gpus_per_node && rank_ < wanted; ++local) {
       gpus.push_back(add_vertex(prefix + "-gpu" + std::to_string(local), VertexKind::Gpu, node, rank_));

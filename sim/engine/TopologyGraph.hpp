@@ -54,6 +54,8 @@ struct TopologyGraph {
   std::vector<Vertex> gpu_vertices; ///< indexed by global GPU rank
   std::vector<int> gpu_node;        ///< node index of each GPU rank
   std::vector<std::string> gpu_type; ///< accelerator name of each GPU rank
+  std::vector<bool> node_in_switch_reduction; ///< by node index: its switch reduces (NVLS)
+  bool fabric_in_network_reduction = false;   ///< the inter-node switches reduce (SHARP)
   std::vector<Edge> edges_by_id;     ///< edge descriptor of each edge id
 
   /// Shortest route (fewest links) from GPU `src_rank` to GPU `dst_rank` that never transits

@@ -41,6 +41,9 @@ struct NodeType {
   IntraNodeFabric fabric = IntraNodeFabric::NvSwitch;
   double intra_bw_Bps = 0;    ///< per GPU, per direction
   double intra_latency_s = 0; ///< one hop GPU -> fabric
+  /// The switch reduces and multicasts (NVLink SHARP, third-generation NVSwitch and later): NCCL's
+  /// NVLS all-reduce moves S per GPU and direction instead of a ring's 2(g-1)/g S.
+  bool in_switch_reduction = false;
   double pcie_bw_Bps = 0;     ///< GPU <-> NIC, per direction
   double pcie_latency_s = 0;
   int nic_count = 0;
@@ -63,6 +66,9 @@ struct InterNodeFabric {
   int nodes_per_leaf = 0;        ///< fat_tree only
   double oversubscription = 1.0; ///< fat_tree only: leaf downlink / uplink capacity
   std::optional<double> spine_bw_Bps; ///< rail_optimized only: per rail-switch uplink
+  /// The switches reduce (InfiniBand SHARP): an all-reduce across nodes moves S/g per NIC and
+  /// direction, with two tree traversals of latency, instead of a ring's 2(n-1)/n S/g.
+  bool in_network_reduction = false;
 };
 
 struct NodeGroup {

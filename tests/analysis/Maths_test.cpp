@@ -93,7 +93,7 @@ TEST_CASE("analysis::fit_usl recovers contention and coherency of exact USL data
   CHECK_FALSE(fit_usl({1, 2}, {1.0, 0.5})); // two GPU counts cannot fix three parameters
 }
 
-TEST_CASE("analysis::fit_power_law recovers the exponent; its 95% interval covers the truth on noisy data",
+TEST_CASE("analysis::fit_power_law recovers the exponent, its 95% interval covers the truth on noisy data",
           "[analysis][maths]")
 {
   std::vector<double> gpus, exact, noisy;

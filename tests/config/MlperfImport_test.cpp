@@ -47,7 +47,7 @@ std::vector<std::string> csv_fields(const std::string& line)
 
 } // namespace
 
-TEST_CASE("model::olympic_score_minutes drops the fastest and the slowest; an invalid run is the slowest", "[model]")
+TEST_CASE("model::olympic_score_minutes drops the fastest and the slowest, an invalid run is the slowest", "[model]")
 {
   CHECK(model::olympic_score_minutes({10, 11, 12, 13, 14}, 0).value() == Approx(12.0).epsilon(1e-15));
   CHECK(model::olympic_score_minutes({10, 11, 12, 13}, 1).value() == Approx(12.0).epsilon(1e-15));
@@ -87,7 +87,7 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   CHECK_THAT(problems, Catch::Contains("Acme__broken4/bert: no score (3 invalid of 5 runs)"));
 }
 
-TEST_CASE("config::read_mlperf_repository reads an upstream round repository; ssd is retinanet, gpt3 skipped",
+TEST_CASE("config::read_mlperf_repository reads an upstream round repository, ssd is retinanet, gpt3 skipped",
           "[config]")
 {
   const auto imported = config::read_mlperf_repository(kData + "/upstream/training_results_v9.9");

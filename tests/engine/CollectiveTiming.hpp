@@ -45,6 +45,8 @@ inline CollectiveTiming time_collectives_detailed(const engine::TopologyGraph& t
     std::vector<engine::CommunicatorLayout> layouts;
     for (const auto& job : jobs) {
       layouts.push_back(engine::make_communicator_layout(job.ranks, topology.gpu_node));
+      engine::mark_reduction_hardware(layouts.back(), topology.gpu_node, topology.node_in_switch_reduction,
+                                      topology.fabric_in_network_reduction);
       for (const auto& pair : layouts.back().route_pairs(true))
         spec.routes.push_back(pair);
     }

@@ -188,3 +188,56 @@ TEST_CASE("engine::choose_algorithm picks as NCCL roughly would", "[engine][coll
   CHECK(engine::choose_algorithm(CollectiveAlgorithm::Ring, CollectiveOp::AllReduce, 1024, true, 64e3) ==
         CollectiveAlgorithm::Ring);
 }
+
+TEST_CASE("engine auto all-reduce in an NVLS switch matches S/B + 2a, against the ring's 2(p-1)/p S/B",
+          "[engine][collectives]")
+{
+  // Each GPU pushes S into the switch and receives the reduced S: every link carries S per direction;
+  // the route up and down is paid twice (into the switch and back), a = 2 hops.
+  const double bytes = 64e6;
+  for (int p : {4, 8}) {
+    auto platform = testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s);
+    for (auto& [name, node] : platform.node_types)
+      node.in_switch_reduction = true;
+    const auto topology = engine::build_topology(platform, p);
+    const double alpha = 2 * kHopLatency_s;
+    INFO(p << " GPUs");
+    CHECK(testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Auto}}) ==
+          Approx(bytes / kLinkBps + 2 * alpha).epsilon(1e-6));
+    // Asked for by name, the ring stays a ring on the same switch.
+    CHECK(testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}}) ==
+          Approx(ring_closed_form(p, bytes)).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g once, without it tree latency",
+          "[engine][collectives]")
+{
+  const double s = 96e6;
+  for (const Hierarchy h : {Hierarchy{4, 8}, Hierarchy{16, 8}, Hierarchy{33, 2}, Hierarchy{5, 4}}) {
+    const double g = h.per_node;
+    const double n = h.nodes;
+    const double intra_half = (g - 1) * h.alpha_i + (g - 1) / g * s / h.bandwidth_i;
+    const auto ranks = testing::first_ranks(h.nodes * h.per_node);
+    // Flow level (what auto runs above 64 ranks), so the tree's latency applies.
+    auto platform = testing::synthetic_platform(h.nodes, h.per_node, kLinkBps, kHopLatency_s, 25e9,
+                                                model::FabricTopology::RailOptimized);
+    const auto plain = engine::build_topology(platform, h.nodes * h.per_node);
+    const int log2_n = static_cast<int>(std::ceil(std::log2(n)));
+    const double tree = 2 * intra_half + 2 * log2_n * h.alpha_e + 2 * (n - 1) / n * s / (g * h.bandwidth_e);
+    const double ring = 2 * intra_half + 2 * (n - 1) * h.alpha_e + 2 * (n - 1) / n * s / (g * h.bandwidth_e);
+    platform.fabric.in_network_reduction = true;
+    const auto sharp_topology = engine::build_topology(platform, h.nodes * h.per_node);
+    const double sharp = 2 * intra_half + 2 * h.alpha_e + s / (g * h.bandwidth_e);
+    INFO(h.nodes << " nodes x " << h.per_node << " GPUs");
+    const engine::CollectiveOp all_reduce = engine::CollectiveOp::AllReduce;
+    CHECK(testing::time_collectives(plain, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
+          Approx(ranks.size() > 64 ? tree : ring).epsilon(1e-6));
+    CHECK(testing::time_collectives(sharp_topology, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
+          Approx(sharp).epsilon(1e-6));
+    // The named algorithms keep their rings on either fabric.
+    CHECK(testing::time_collectives(sharp_topology,
+                                    {{ranks, s, model::CollectiveAlgorithm::HierarchicalFlow, all_reduce}}) ==
+          Approx(ring).epsilon(1e-6));
+  }
+}

@@ -40,7 +40,7 @@ TEST_CASE("engine::kernel_time_s is the roofline maximum for memory-bound kinds 
   CHECK_FALSE(engine::is_memory_bound_kind(model::LayerKind::Attention));
 }
 
-TEST_CASE("engine::forward_kernel moves read + write of the activation; backward 3x, split like the FLOPs",
+TEST_CASE("engine::forward_kernel moves read + write of the activation, backward 3x, split like the FLOPs",
           "[engine]")
 {
   model::Layer layer;

@@ -4,6 +4,7 @@
 #include "sim/engine/collectives/HierarchicalAllGather.hpp"
 #include "sim/engine/collectives/HierarchicalAllReduce.hpp"
 #include "sim/engine/collectives/HierarchicalReduceScatter.hpp"
+#include "sim/engine/collectives/InSwitchAllReduce.hpp"
 #include "sim/engine/collectives/RingAllGather.hpp"
 #include "sim/engine/collectives/RingAllReduce.hpp"
 #include "sim/engine/collectives/RingReduceScatter.hpp"
@@ -40,6 +41,7 @@ void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Commun
 {
   if (comm.size() < 2 || bytes <= 0)
     return;
+  const bool as_nccl_auto = algorithm == CollectiveAlgorithm::Auto;
   algorithm = choose_algorithm(algorithm, op, comm.size(), comm.hierarchical(), bytes);
   if (algorithm == CollectiveAlgorithm::HalvingDoubling && op == CollectiveOp::AllReduce) {
     halving_doubling_all_reduce(comm, rank, bytes, counters);
@@ -51,7 +53,12 @@ void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Commun
   RingPlan plan;
   switch (op) {
     case CollectiveOp::AllReduce:
-      plan = hierarchical ? hierarchical_all_reduce_plan(comm, bytes) : ring_all_reduce_plan(bytes);
+      if (hierarchical)
+        plan = hierarchical_all_reduce_plan(comm, bytes, as_nccl_auto);
+      else if (as_nccl_auto && comm.in_switch_reduction)
+        plan = in_switch_all_reduce_plan(bytes);
+      else
+        plan = ring_all_reduce_plan(bytes);
       break;
     case CollectiveOp::ReduceScatter:
       plan = hierarchical ? hierarchical_reduce_scatter_plan(comm, bytes) : ring_reduce_scatter_plan(bytes);

@@ -46,6 +46,8 @@ Communicator make_communicator(const std::string& name, const CommunicatorLayout
   for (std::size_t i = 0; i < all.size(); ++i)
     all[i] = static_cast<int>(i);
   Communicator comm = make_ring(name, hosts_of(all, layout, gpu_hosts));
+  comm.in_switch_reduction = layout.in_switch_reduction;
+  comm.in_network_reduction = layout.in_network_reduction;
   if (!layout.hierarchical)
     return comm;
   comm.local_of.resize(all.size());

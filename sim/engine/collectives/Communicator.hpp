@@ -32,6 +32,8 @@ struct Communicator {
   std::vector<Communicator> crosses;           ///< cross-node sub-communicators (hierarchical only)
   std::vector<Position> local_of;              ///< by communicator rank
   std::vector<Position> cross_of;
+  bool in_switch_reduction = false;  ///< see CommunicatorLayout
+  bool in_network_reduction = false;
 
   int size() const { return static_cast<int>(hosts.size()); }
   bool hierarchical() const { return !locals.empty(); }

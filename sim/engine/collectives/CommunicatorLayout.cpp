@@ -37,6 +37,16 @@ CommunicatorLayout make_communicator_layout(std::vector<int> gpu_ranks, const st
   return layout;
 }
 
+void mark_reduction_hardware(CommunicatorLayout& layout, const std::vector<int>& node_of_gpu,
+                             const std::vector<bool>& node_in_switch_reduction, bool fabric_in_network_reduction)
+{
+  if (layout.gpu_ranks.empty())
+    return;
+  const int node = node_of_gpu.at(static_cast<std::size_t>(layout.gpu_ranks.front()));
+  layout.in_switch_reduction = layout.locals.size() == 1 && node_in_switch_reduction.at(static_cast<std::size_t>(node));
+  layout.in_network_reduction = layout.locals.size() > 1 && fabric_in_network_reduction;
+}
+
 std::vector<std::pair<int, int>> CommunicatorLayout::route_pairs(bool halving_doubling) const
 {
   std::vector<std::pair<int, int>> pairs;

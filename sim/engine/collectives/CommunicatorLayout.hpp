@@ -17,6 +17,11 @@ struct CommunicatorLayout {
   /// True when the members span several nodes with the same number (> 1) on each: hierarchical
   /// algorithms apply.
   bool hierarchical = false;
+  /// All members share one node whose switch reduces (NVLS): `auto` all-reduces in the switch.
+  bool in_switch_reduction = false;
+  /// The members span nodes on a fabric whose switches reduce (SHARP): `auto` runs the cross-node
+  /// phase of a hierarchical all-reduce in the network.
+  bool in_network_reduction = false;
 
   int size() const { return static_cast<int>(gpu_ranks.size()); }
 
@@ -27,6 +32,11 @@ struct CommunicatorLayout {
 
 /// `node_of_gpu` maps every global GPU rank to its node index.
 CommunicatorLayout make_communicator_layout(std::vector<int> gpu_ranks, const std::vector<int>& node_of_gpu);
+
+/// Sets the layout's in_switch_reduction / in_network_reduction from what its nodes' switches
+/// (`node_in_switch_reduction`, by node index) and the fabric can reduce.
+void mark_reduction_hardware(CommunicatorLayout& layout, const std::vector<int>& node_of_gpu,
+                             const std::vector<bool>& node_in_switch_reduction, bool fabric_in_network_reduction);
 
 bool is_power_of_two(int value);
 

@@ -10,6 +10,8 @@
 
 namespace gpuscale::engine {
 
-RingPlan hierarchical_all_reduce_plan(const Communicator& comm, double bytes);
+/// `as_nccl_auto`: the cross-node phase as NCCL picks it, in the switches (SHARP) where the fabric
+/// reduces, otherwise with the tree's latency (see RingPhase).
+RingPlan hierarchical_all_reduce_plan(const Communicator& comm, double bytes, bool as_nccl_auto);
 
 } // namespace gpuscale::engine

@@ -3,6 +3,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gpuscale::engine {
@@ -24,6 +25,14 @@ void exchange_with_neighbours(const Communicator& ring, int rank, int transfers,
   }
 }
 
+int ceil_log2(int value)
+{
+  int log = 0;
+  while ((1 << log) < value)
+    ++log;
+  return log;
+}
+
 } // namespace
 
 void run_ring_plan(const RingPlan& plan, Granularity granularity, const Communicator& comm, int rank,
@@ -40,16 +49,23 @@ void run_ring_plan(const RingPlan& plan, Granularity granularity, const Communic
       ring_rank = where.rank;
     }
     const int q = ring->size();
-    const int steps = phase.rounds * (q - 1);
     if (q < 2 || phase.buffer_bytes <= 0)
       continue;
+    const double route_latency_s = ring->next_route_latency_s[static_cast<std::size_t>(ring_rank)];
+    if (phase.in_network) {
+      exchange_with_neighbours(*ring, ring_rank, 1, static_cast<uint64_t>(std::llround(phase.buffer_bytes)), counters);
+      unpaid_latency_s += route_latency_s;
+      continue;
+    }
+    const int steps = phase.rounds * (q - 1);
     const double chunk_bytes = phase.buffer_bytes / q;
     if (granularity == Granularity::PerStep) {
       exchange_with_neighbours(*ring, ring_rank, steps, static_cast<uint64_t>(std::llround(chunk_bytes)), counters);
     } else {
       exchange_with_neighbours(*ring, ring_rank, 1, static_cast<uint64_t>(std::llround(steps * chunk_bytes)),
                                counters);
-      unpaid_latency_s += (steps - 1) * ring->next_route_latency_s[static_cast<std::size_t>(ring_rank)];
+      const int latencies = phase.tree_latency ? std::min(steps, 2 * ceil_log2(q)) : steps;
+      unpaid_latency_s += (latencies - 1) * route_latency_s;
     }
   }
   if (unpaid_latency_s > 0)

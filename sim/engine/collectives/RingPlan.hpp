@@ -28,6 +28,14 @@ struct RingPhase {
   Scope scope = Scope::Whole;
   int rounds = 1;          ///< 1: q-1 steps (reduce-scatter, all-gather); 2: 2(q-1) steps (all-reduce)
   double buffer_bytes = 0; ///< the buffer the phase's rings work on; a step moves buffer_bytes / q
+  /// The switches reduce (NVLS, SHARP): instead of steps, each rank sends the whole buffer once
+  /// towards the switch and receives the result (modelled as one transfer of buffer_bytes to the
+  /// successor, which loads each rank's links as the switch traffic does) and pays the route latency
+  /// twice, up and down.
+  bool in_network = false;
+  /// Latency of NCCL's double binary tree, 2 ceil(log2 q) route latencies, instead of the ring's one
+  /// per step; bandwidth as the ring's. Flow level only (the per-step form pays a latency per step).
+  bool tree_latency = false;
 };
 
 using RingPlan = std::vector<RingPhase>;
