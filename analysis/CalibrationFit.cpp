@@ -132,8 +132,9 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
   for (std::size_t j = 0; j < n; ++j) {
     FittedParameter& f = result.parameters[j];
     const double se_x = std::sqrt(sigma2 * covariance[j * n + j]);
-    const bool log_scale = params[j].group != ParameterSpace::Group::Overhead;
-    f.standard_error = log_scale ? f.value * se_x : 60.0 * se_x;
+    const bool run_overhead = params[j].group == ParameterSpace::Group::Overhead;
+    const bool log_scale = !run_overhead && params[j].group != ParameterSpace::Group::StepOverhead;
+    f.standard_error = log_scale ? f.value * se_x : (run_overhead ? 60.0 * se_x : se_x);
     f.results = dependent[j];
     const double span = params[j].upper - params[j].lower;
     const bool at_bound = result.x[j] - params[j].lower < 1e-4 * span || params[j].upper - result.x[j] < 1e-4 * span;
@@ -146,7 +147,7 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
     } else if (log_scale && se_x > kUnidentifiedLogError) {
       f.identified = false;
       f.note = "1-sigma above a factor 1.65: the data barely constrain it";
-    } else if (!log_scale && !(f.standard_error < std::max(60.0, f.value))) {
+    } else if (!log_scale && !(f.standard_error < std::max(run_overhead ? 60.0 : 0.01, f.value))) {
       f.identified = false;
       f.note = "1-sigma larger than the value: the data barely constrain it";
     }

@@ -15,6 +15,7 @@ constexpr double kGenerationLow = 0.2, kGenerationHigh = 3.0;
 constexpr double kMemoryLow = 0.05, kMemoryHigh = 3.0, kMemoryStart = 0.7;
 constexpr double kNetworkLow = 0.02, kNetworkHigh = 2.0, kNetworkStart = 0.7;
 constexpr double kOverheadHighMin = 30.0, kOverheadStartMin = 1.0;
+constexpr double kStepOverheadHigh_s = 2.0, kStepOverheadStart_s = 0.01;
 
 } // namespace
 
@@ -41,6 +42,8 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
                            std::log(kNetworkHigh)});
   for (const auto& b : benchmarks)
     parameters_.push_back({"overhead." + b, Group::Overhead, b, kOverheadStartMin, 0.0, kOverheadHighMin});
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"step_overhead." + b, Group::StepOverhead, b, kStepOverheadStart_s, 0.0, kStepOverheadHigh_s});
 }
 
 std::vector<double> ParameterSpace::start() const
@@ -53,7 +56,11 @@ std::vector<double> ParameterSpace::start() const
 
 double ParameterSpace::value_of(std::size_t index, const std::vector<double>& x) const
 {
-  return parameters_[index].group == Group::Overhead ? 60.0 * x[index] : std::exp(x[index]);
+  switch (parameters_[index].group) {
+    case Group::Overhead: return 60.0 * x[index];
+    case Group::StepOverhead: return x[index];
+    default: return std::exp(x[index]);
+  }
 }
 
 int ParameterSpace::index_of(const std::string& name) const
@@ -66,7 +73,7 @@ int ParameterSpace::index_of(const std::string& name) const
 
 model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std::vector<double>& x) const
 {
-  double compute = kComputeStart, factor = 1.0, memory = kMemoryStart, network = kNetworkStart;
+  double compute = kComputeStart, factor = 1.0, memory = kMemoryStart, network = kNetworkStart, step_overhead = 0;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const auto& p = parameters_[i];
     if (p.group == Group::Compute && p.label == c.benchmark)
@@ -77,8 +84,10 @@ model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std
       memory = std::exp(x[i]);
     else if (p.group == Group::Network && p.label == c.fabric_class)
       network = std::exp(x[i]);
+    else if (p.group == Group::StepOverhead && p.label == c.benchmark)
+      step_overhead = x[i];
   }
-  return {std::min(model::kMaxComputeEfficiency, compute * factor), network, memory};
+  return {std::min(model::kMaxComputeEfficiency, compute * factor), network, memory, step_overhead};
 }
 
 double ParameterSpace::overhead_s(const std::string& benchmark, const std::vector<double>& x) const
@@ -102,8 +111,8 @@ double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& effi
   const double hidden0 = std::max(0.0, c.comm_s - c.exposed_comm_s);
   const double scale = busy0 > 0 ? busy / busy0 : 1.0;
   const double exposed = std::max({0.0, c.exposed_comm_s * r, c.comm_s * r - hidden0 * scale});
-  const double residual = c.iteration_s - busy0 - c.exposed_comm_s;
-  const double step = std::max(busy + exposed + residual, c.host_limit_s);
+  const double residual = c.iteration_s - busy0 - c.exposed_comm_s - c.reference.step_overhead_s;
+  const double step = std::max(busy + exposed + residual + efficiency.step_overhead_s, c.host_limit_s);
   return step * c.minutes_per_step_s + c.fixed_minutes + overhead_s / 60.0;
 }
 

@@ -6,7 +6,7 @@
 ///   busy   = StepWork::busy_time_s(e_c, e_m)                                  exact (roofline kernels)
 ///   exposed = max(E0 r, K0 r - (K0 - E0) busy / busy0),  r = e_n0 / e_n       communication: bandwidth
 ///             terms scale with 1/e_n; what compute hid at the reference shrinks and grows with compute
-///   step   = max(busy + exposed + (step0 - busy0 - E0), host limit)
+///   step   = max(busy + exposed + (step0 - busy0 - E0 - o0) + step_overhead[b], host limit)
 ///   minutes = step x (training + evaluation minutes per step second) + table overhead + overhead[b]
 ///
 /// Exact at the reference efficiencies; away from them only the overlap of communication with
@@ -23,7 +23,7 @@ namespace gpuscale::analysis {
 /// minutes for overheads.
 class ParameterSpace {
 public:
-  enum class Group { Compute, Generation, Memory, Network, Overhead };
+  enum class Group { Compute, Generation, Memory, Network, Overhead, StepOverhead };
   struct Parameter {
     std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, network.inter_node, overhead.bert
     Group group = Group::Compute;
@@ -39,6 +39,8 @@ public:
   std::size_t size() const { return parameters_.size(); }
   std::vector<double> start() const;
   /// The value a parameter stands for (exp of log coordinates; overheads in seconds).
+  /// Coordinates: log(value) for efficiencies and factors, minutes for run overheads, seconds for
+  /// step overheads.
   double value_of(std::size_t index, const std::vector<double>& x) const;
 
   /// Surrogate minutes for `c` at parameters `x`.

@@ -50,7 +50,8 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
         switch (p.group) {
           case ParameterSpace::Group::Compute:
           case ParameterSpace::Group::Memory:
-          case ParameterSpace::Group::Overhead: informed = c.benchmark == p.label; break;
+          case ParameterSpace::Group::Overhead:
+          case ParameterSpace::Group::StepOverhead: informed = c.benchmark == p.label; break;
           case ParameterSpace::Group::Generation: informed = c.generation == p.label; break;
           case ParameterSpace::Group::Network: informed = c.fabric_class == p.label; break;
         }

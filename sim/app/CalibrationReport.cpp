@@ -34,6 +34,7 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
       case Group::Memory: calibration.memory[p.label] = value; break;
       case Group::Network: calibration.network[p.label] = value; break;
       case Group::Overhead: calibration.overhead_s[p.label] = value; break;
+      case Group::StepOverhead: calibration.step_overhead_s[p.label] = value; break;
     }
   }
   return calibration;
@@ -78,6 +79,8 @@ std::string format_parameter_table(const model::Calibration& c)
     row("network." + name, v, " ");
   for (const auto& [name, v] : c.overhead_s)
     row("overhead." + name, v, "s");
+  for (const auto& [name, v] : c.step_overhead_s)
+    row("step_overhead." + name, v, "s");
   return out;
 }
 

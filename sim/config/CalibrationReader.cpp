@@ -85,6 +85,8 @@ std::string format_value(const model::CalibratedValue& v, bool seconds)
 void format_group(std::string& out, const std::string& key, const std::map<std::string, model::CalibratedValue>& group,
                   bool seconds)
 {
+  if (group.empty()) // an empty group would read back as a key without a mapping
+    return;
   out += "  " + key + ":\n";
   for (const auto& [name, value] : group)
     out += "    " + name + ": " + format_value(value, seconds) + "\n";
@@ -113,6 +115,7 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
       read_group(c, "memory", false, calibration.memory);
       read_group(c, "network", false, calibration.network);
       read_group(c, "overhead", true, calibration.overhead_s);
+      read_group(c, "step_overhead", true, calibration.step_overhead_s);
       read_batch_sizes(c, calibration.batch_sizes);
       c.finish();
     }
@@ -149,6 +152,7 @@ std::string format_calibration(const model::Calibration& calibration)
   format_group(out, "memory", calibration.memory, false);
   format_group(out, "network", calibration.network, false);
   format_group(out, "overhead", calibration.overhead_s, true);
+  format_group(out, "step_overhead", calibration.step_overhead_s, true);
   out += "  batch_sizes:\n";
   for (const auto& r : calibration.batch_sizes)
     out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n", r.benchmark,

@@ -31,6 +31,8 @@ void read_efficiency(MappingReader reader, model::Efficiency& efficiency)
   efficiency.compute = reader.number("compute", 1e-6, 1.0, Presence::Optional).value_or(efficiency.compute);
   efficiency.network = reader.number("network", 1e-6, 1.0, Presence::Optional).value_or(efficiency.network);
   efficiency.memory = reader.number("memory", 1e-6, 1.0, Presence::Optional).value_or(efficiency.memory);
+  efficiency.step_overhead_s =
+      reader.quantity("step_overhead", Dimension::Seconds, Presence::Optional).value_or(efficiency.step_overhead_s);
   reader.finish();
 }
 

@@ -188,6 +188,8 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
     result.bytes_sent_per_gpu = std::max(result.bytes_sent_per_gpu, sent);
     result.dp_bytes_sent_per_gpu = std::max(result.dp_bytes_sent_per_gpu, dp_sent);
   }
+  // A host-side cost no GPU work overlaps: every rank waits for it (calibrated; 0 by default).
+  result.iteration_time_s += scenario.efficiency.step_overhead_s;
   if (result.iteration_time_s > 0)
     result.samples_per_s = scenario.global_batch_size / result.iteration_time_s;
   return result;

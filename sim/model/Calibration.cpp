@@ -23,6 +23,8 @@ Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::
       sum += value.value;
     efficiency.network = sum / static_cast<double>(network.size());
   }
+  if (const auto o = step_overhead_s.find(benchmark); o != step_overhead_s.end())
+    efficiency.step_overhead_s = o->second.value;
   return efficiency;
 }
 

@@ -6,6 +6,7 @@
 ///   compute efficiency  e_c = min(1, compute[benchmark] x generation[accelerator generation])
 ///   memory efficiency   e_m = memory[benchmark]            (of HBM bandwidth, roofline kernels)
 ///   network efficiency  e_n = network[fabric class]        (of every link's bandwidth)
+///   step               += step_overhead[benchmark] seconds (per-step cost the step model lacks)
 ///   time to train      += overhead[benchmark] seconds      (per-run cost the step model lacks)
 
 #include "sim/model/Platform.hpp"
@@ -52,6 +53,7 @@ struct Calibration {
   std::map<std::string, CalibratedValue> memory;     ///< benchmark -> e_m
   std::map<std::string, CalibratedValue> network;    ///< fabric class -> e_n
   std::map<std::string, CalibratedValue> overhead_s; ///< benchmark -> seconds added to every run
+  std::map<std::string, CalibratedValue> step_overhead_s; ///< benchmark -> seconds added to every step
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
   CalibrationSummary summary;
 

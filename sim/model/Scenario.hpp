@@ -34,6 +34,9 @@ struct Efficiency {
   double compute = 0.5; ///< of peak FLOP/s at the training precision
   double network = 1.0; ///< of every link's bandwidth
   double memory = 0.8;  ///< of HBM bandwidth, for memory-bound work (optimizer step)
+  /// Seconds every optimizer step spends outside the simulated kernels and collectives, overlapping
+  /// nothing (kernel launches, optimizer bookkeeping, host synchronisation): added to the step.
+  double step_overhead_s = 0;
 };
 
 /// One GPU's share of the global batch: micro-batch size and micro-batches per optimizer step.

@@ -72,6 +72,14 @@ TEST_CASE("analysis::surrogate_minutes reproduces the reference simulation and s
   CHECK(slower >= (step0 + 0.01) * 100.0 + 0.05 - 1e-9);
   // An overhead adds its minutes.
   CHECK(analysis::surrogate_minutes(c, c.reference, 120.0) == Approx(step0 * 100.0 + 0.05 + 2.0).epsilon(1e-12));
+  // A step overhead moves every step by its difference from the one the reference ran with.
+  c.reference.step_overhead_s = 0.003;
+  c.iteration_s += 0.003;
+  auto with_overhead = c.reference;
+  with_overhead.step_overhead_s = 0.010;
+  CHECK(analysis::surrogate_minutes(c, c.reference, 0.0) == Approx(c.iteration_s * 100.0 + 0.05).epsilon(1e-12));
+  CHECK(analysis::surrogate_minutes(c, with_overhead, 0.0) ==
+        Approx((c.iteration_s + 0.007) * 100.0 + 0.05).epsilon(1e-12));
 }
 
 TEST_CASE("analysis::fit_calibration recovers parameters from results the surrogate generated", "[analysis]")

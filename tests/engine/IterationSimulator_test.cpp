@@ -113,3 +113,17 @@ TEST_CASE("engine: the same inputs give identical results", "[engine][iteration]
   CHECK(a.exposed_comm_s == b.exposed_comm_s);
   CHECK(a.bytes_sent_per_gpu == b.bytes_sent_per_gpu);
 }
+
+TEST_CASE("engine: a calibrated step overhead adds to the step and nothing else", "[engine][iteration]")
+{
+  const auto workload = testing::synthetic_workload(std::vector<double>(20, 10e6), 20e9);
+  auto scenario = testing::synthetic_scenario(testing::synthetic_platform(1, 8, 100e9, 1e-6), workload, 8, 8);
+  const auto without = engine::simulate_iteration_isolated(scenario);
+  scenario.scenario.efficiency.step_overhead_s = 0.25;
+  const auto with = engine::simulate_iteration_isolated(scenario);
+  CHECK(with.iteration_time_s == Approx(without.iteration_time_s + 0.25).epsilon(1e-12));
+  CHECK(with.compute_time_s == without.compute_time_s);
+  CHECK(with.comm_time_s == without.comm_time_s);
+  CHECK(with.exposed_comm_s == without.exposed_comm_s);
+  CHECK(with.samples_per_s == Approx(8 * 8 / with.iteration_time_s));
+}
