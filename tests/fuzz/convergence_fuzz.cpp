@@ -1,14 +1,14 @@
-// libFuzzer target: config::read_mlperf_system_text on an MLPerf system description (JSON).
+// libFuzzer target: config::read_convergence_text on a convergence table.
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
-#include "sim/config/MlperfSystemReader.hpp"
+#include "sim/config/ConvergenceReader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
   try {
-    gpuscale::config::read_mlperf_system_text(std::string(reinterpret_cast<const char*>(data), size), "fuzz-system.json");
+    gpuscale::config::read_convergence_text(std::string(reinterpret_cast<const char*>(data), size), "fuzz-input.yaml");
   } catch (const gpuscale::config::ConfigError&) {
   }
   return 0;

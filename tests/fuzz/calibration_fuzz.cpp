@@ -1,7 +1,7 @@
 // libFuzzer target: config::read_calibration_text on a calibration file (calibration/mlperf.yaml).
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/config/ConfigError.hpp"
 

@@ -1,15 +1,14 @@
-// libFuzzer target: config::read_workload on a workload trace.
+// libFuzzer target: config::read_mlperf_system_text on an MLPerf system description (JSON).
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
-#include "sim/config/WorkloadReader.hpp"
+#include "sim/config/MlperfSystemReader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-  const std::string path = gpuscale::fuzz::write_input(data, size, "workloads", "fuzz-input.yaml");
   try {
-    gpuscale::config::read_workload(path);
+    gpuscale::config::read_mlperf_system_text(std::string(reinterpret_cast<const char*>(data), size), "fuzz-system.json");
   } catch (const gpuscale::config::ConfigError&) {
   }
   return 0;

@@ -1,7 +1,7 @@
 // libFuzzer target: config::check_input (gpuscale check) on a file of any kind, told apart by its top-level keys.
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/InputCheck.hpp"
 

@@ -1,4 +1,4 @@
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 
 #include <unistd.h>
 

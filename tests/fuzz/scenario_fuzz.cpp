@@ -2,7 +2,7 @@
 // convergence and host-input tables it may name.
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/ScenarioReader.hpp"
 

@@ -4,7 +4,7 @@
 # hang (> 20 s on one input) or memory blow-up (> 2.5 GB) is a finding: it is saved under
 # $BUILD/fuzz/findings/ and the script exits 1.
 #
-#   fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     (also: ./run fuzz [SECONDS])
+#   tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     (also: ./run fuzz [SECONDS])
 #
 # SECONDS (default 60) is shared between the targets (at least 5 s each). Targets: platform workload
 # scenario sweep convergence host_input calibration rcp mlperf_system mlperf_log check. The corpus each target
@@ -12,7 +12,7 @@
 # Environment: GPUSCALE_FUZZ_BUILD (default build-fuzz), GPUSCALE_MLPERF_DIR (default ../shared/mlperf),
 # GPUSCALE_FUZZ_JOBS (build parallelism, default 1).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source_dir=$(pwd)
 
 seconds=${1:-60}

@@ -7,7 +7,7 @@
 // minutes, which the fuzzer would report as a hang. Their size limits are tested in
 // tests/robustness/ instead.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/SweepReader.hpp"
 #include "sim/config/SweepSize.hpp"

@@ -1,7 +1,7 @@
 // libFuzzer target: config::parse_mlperf_log on an MLLOG result log.
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 

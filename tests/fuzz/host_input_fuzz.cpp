@@ -1,7 +1,7 @@
 // libFuzzer target: config::read_host_input on a host input-pipeline table.
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/HostInputReader.hpp"
 

@@ -1,7 +1,7 @@
 // libFuzzer target: config::read_rcp_file on an MLPerf reference-convergence-point JSON file.
 // Any exception other than ConfigError, any crash, leak, hang or undefined behaviour is a finding.
 
-#include "fuzz/FuzzWorkspace.hpp"
+#include "tests/fuzz/FuzzWorkspace.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/RcpReader.hpp"
 
