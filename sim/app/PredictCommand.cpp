@@ -92,13 +92,14 @@ void run_predict(const PredictOptions& options)
                "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
                "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
                "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
-               "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}}},\n"
+               "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
                "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
                json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, r.effective_iter_time_s,
                static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
                json_string(gbs_source), s.gpus, r.nodes, json_string(built.mapping.gpu_type),
                json_string(built.mapping.node_type), json_string(built.fabric_class), s.tensor_parallel,
-               s.context_parallel, s.micro_batch_size, e.compute, e.memory, e.network, r.samples_to_converge,
+               s.context_parallel, s.micro_batch_size, e.compute, e.memory, e.network, e.step_overhead_s,
+               r.samples_to_converge,
                r.input_bound != 0 ? "true" : "false", notes_json);
     return;
   }
@@ -108,8 +109,8 @@ void run_predict(const PredictOptions& options)
   fmt::print("layout     global batch {} ({}), micro-batch {}, tp {}, cp {}{}\n", s.global_batch_size, gbs_source,
              s.micro_batch_size, s.tensor_parallel, s.context_parallel,
              s.activation_checkpointing ? ", activation checkpointing" : "");
-  fmt::print("efficiency compute {:.3f}, memory {:.3f}, network {:.3f} (calibration{})\n", e.compute, e.memory,
-             e.network, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
+  fmt::print("efficiency compute {:.3f}, memory {:.3f}, network {:.3f}, step overhead {:.3g} s (calibration{})\n",
+             e.compute, e.memory, e.network, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
   fmt::print("predicted  {:.2f} min time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "

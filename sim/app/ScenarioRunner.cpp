@@ -128,6 +128,8 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.activation_checkpointing = s.activation_checkpointing ? 1 : 0;
   r.compute_efficiency = s.efficiency.compute;
   r.network_efficiency = s.efficiency.network;
+  r.memory_efficiency = s.efficiency.memory;
+  r.step_overhead_s = s.efficiency.step_overhead_s;
   r.tcp_gamma_bytes = s.simgrid.tcp_gamma_bytes;
   record_hardware_figures(resolved.platform, s.gpus, resolved.precision(), r);
 

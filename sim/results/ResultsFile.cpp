@@ -76,6 +76,8 @@ const std::vector<Column>& columns()
       int_column("activation_checkpointing", &RunRecord::activation_checkpointing),
       real_column("compute_efficiency", &RunRecord::compute_efficiency),
       real_column("network_efficiency", &RunRecord::network_efficiency),
+      real_column("memory_efficiency", &RunRecord::memory_efficiency),
+      real_column("step_overhead_s", &RunRecord::step_overhead_s),
       real_column("tcp_gamma_bytes", &RunRecord::tcp_gamma_bytes),
       real_column("iter_time_s", &RunRecord::iter_time_s),
       real_column("samples_per_s", &RunRecord::samples_per_s),

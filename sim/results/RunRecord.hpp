@@ -33,6 +33,8 @@ struct RunRecord {
 
   double compute_efficiency = 0;
   double network_efficiency = 0;
+  double memory_efficiency = 0;
+  double step_overhead_s = 0; ///< calibrated per-step host cost included in iter_time_s
   double tcp_gamma_bytes = 0;
 
   double iter_time_s = 0;

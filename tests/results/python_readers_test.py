@@ -26,9 +26,14 @@ with tempfile.TemporaryDirectory() as tmp:
     parts = frame["ttt_training_min"] + frame["ttt_evaluation_min"] + frame["ttt_overhead_min"]
     assert (frame["time_to_train_min"] > 0).all() and (abs(parts - frame["time_to_train_min"]) < 1e-9).all(), frame
     assert (frame["samples_to_converge"] > 1e6).all()
+    # Every efficiency the run used is recorded (default.yaml has none: the embedded calibration's).
+    for column in ("compute_efficiency", "network_efficiency", "memory_efficiency"):
+        assert ((frame[column] > 0) & (frame[column] <= 3)).all(), column
+    overhead = frame["step_overhead_s"]
+    assert ((overhead >= 0) & (overhead < frame["iter_time_s"])).all(), overhead
     with h5py.File(path, "r") as f:
         runs = f["runs"]
-        assert int(runs.attrs["schema_version"]) == 1
+        assert int(runs.attrs["schema_version"]) == 2
         assert runs.attrs["gpuscale_version"]
         text = f["scenarios/run_1"][()]
         text = text.decode() if isinstance(text, bytes) else text
