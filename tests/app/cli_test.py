@@ -9,16 +9,11 @@ import tempfile
 
 build_dir, source_dir = sys.argv[1], sys.argv[2]
 gpuscale = os.path.join(build_dir, "gpuscale")
-passed = failed = 0
+sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
+from check_tally import Tally  # noqa: E402
 
-
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
+tally = Tally()
+check = tally.check
 
 
 def run(*args):
@@ -86,5 +81,4 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         print("WARN: skipping the RCP regeneration check: no MLPerf data at " + mlperf)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

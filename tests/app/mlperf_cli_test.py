@@ -15,20 +15,15 @@ import pandas as pd
 build_dir, source_dir = sys.argv[1], sys.argv[2]
 gpuscale = os.path.join(build_dir, "gpuscale")
 data = os.path.join(source_dir, "tests", "data", "mlperf")
-passed = failed = 0
+sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
+from check_tally import Tally  # noqa: E402
+
+tally = Tally()
+check = tally.check
 
 # The committed calibration must stay at least this good on its in-scope results (docs/CALIBRATION.md):
 # leave-one-system-out median absolute percentage error over the results on <= 8 accelerators.
 MAX_LOSO_MEDIAN_APE_PCT = 6.0
-
-
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
 
 
 def run(*args):
@@ -92,5 +87,4 @@ elif os.environ.get("GPUSCALE_REQUIRE_MLPERF") == "1":
 else:
     print("WARN: skipping the calibration-accuracy check: no MLPerf data at " + mlperf)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

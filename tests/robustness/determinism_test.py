@@ -14,16 +14,11 @@ import h5py
 
 build_dir, source_dir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 gpuscale = os.path.join(build_dir, "gpuscale")
-passed = failed = 0
+sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
+from check_tally import Tally  # noqa: E402
 
-
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
+tally = Tally()
+check = tally.check
 
 
 def gpuscale_ok(*args):
@@ -77,5 +72,4 @@ with tempfile.TemporaryDirectory() as tmp:
 
     check(by_point(p[0]) == by_point(s1[0]), "a sweep with -j 2: the same rows as with -j 1, point by point")
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

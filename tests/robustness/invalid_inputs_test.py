@@ -25,16 +25,11 @@ gpuscale = os.path.join(build_dir, "gpuscale")
 invalid_dir = os.path.join(source_dir, "tests", "data", "invalid")
 TRAILER = "gpuscale: %d error(s); nothing was written"
 TIMEOUT_S = 60
-passed = failed = 0
+sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
+from check_tally import Tally  # noqa: E402
 
-
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
+tally = Tally()
+check = tally.check
 
 
 def expectations(path):
@@ -185,5 +180,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(lines) == len(shipped) and all(line.startswith(path + ": ok: ") for line, path in zip(lines, shipped)),
           "one 'ok' line per shipped input:\n" + accepted.stdout)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()

@@ -15,16 +15,11 @@ import time
 
 build_dir, source_dir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 gpuscale = os.path.join(build_dir, "gpuscale")
-passed = failed = 0
+sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
+from check_tally import Tally  # noqa: E402
 
-
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
+tally = Tally()
+check = tally.check
 
 
 def write_sweep(path, gpus, batches, description=""):
@@ -110,5 +105,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(listed.returncode == 0 and "points     16 in the product" in listed.stdout, "a small sweep needs no --yes: "
           + listed.stdout[:300] + listed.stderr)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tally.finish()
