@@ -156,16 +156,10 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
   const CollectiveOp gradient_op = scenario.zero_stage == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
   const auto gradient_algorithm = choose_algorithm(scenario.collective, gradient_op, parallel.dp,
                                                   dp_layouts.front().hierarchical, scenario.bucket_bytes);
-  result.collective_used = model::to_string(gradient_algorithm);
-  // What `auto` adds to a bucket's all-reduce on this hardware (NCCL's names; see RingPhase).
-  if (scenario.collective == model::CollectiveAlgorithm::Auto && gradient_op == CollectiveOp::AllReduce &&
-      gradient_algorithm != model::CollectiveAlgorithm::HalvingDoubling && parallel.dp > 1) {
-    const CommunicatorLayout& dp = dp_layouts.front();
-    if (dp.hierarchical)
-      result.collective_used += dp.in_network_reduction ? "+sharp" : "+tree";
-    else if (dp.in_switch_reduction)
-      result.collective_used = "nvls";
-  }
+  const CommunicatorLayout& dp = dp_layouts.front();
+  result.collective_used = describe_algorithm(
+      gradient_algorithm, choose_switch_reduction(scenario.collective, gradient_algorithm, gradient_op, parallel.dp,
+                                                  dp.in_switch_reduction, dp.in_network_reduction));
   result.simgrid_config = describe_simgrid_config(scenario.simgrid);
   for (int rank = 0; rank < p; ++rank) {
     const GpuTimeline& t = timelines[static_cast<std::size_t>(rank)];

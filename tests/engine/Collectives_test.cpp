@@ -241,3 +241,36 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
           Approx(ring).epsilon(1e-6));
   }
 }
+
+TEST_CASE("engine::choose_switch_reduction takes NVLS, SHARP or the tree only under auto, for all-reduces",
+          "[engine][collectives]")
+{
+  using model::CollectiveAlgorithm;
+  using engine::CollectiveOp;
+  using engine::SwitchReduction;
+  const auto shortcut = [](CollectiveAlgorithm requested, CollectiveAlgorithm chosen, CollectiveOp op, bool in_switch,
+                           bool in_network) {
+    return engine::choose_switch_reduction(requested, chosen, op, 64, in_switch, in_network);
+  };
+  const auto all_reduce = CollectiveOp::AllReduce;
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, all_reduce, true, false) == SwitchReduction::InSwitch);
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, all_reduce, false, false) == SwitchReduction::None);
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HierarchicalFlow, all_reduce, false, true) ==
+        SwitchReduction::InNetwork);
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HierarchicalFlow, all_reduce, false, false) ==
+        SwitchReduction::TreeLatency);
+  // The per-step form pays a latency per step: no tree there.
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Hierarchical, all_reduce, false, false) ==
+        SwitchReduction::None);
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HalvingDoubling, all_reduce, true, true) ==
+        SwitchReduction::None);
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HierarchicalFlow, CollectiveOp::AllGather, true, true) ==
+        SwitchReduction::None);
+  CHECK(shortcut(CollectiveAlgorithm::Ring, CollectiveAlgorithm::Ring, all_reduce, true, true) == SwitchReduction::None);
+  CHECK(engine::choose_switch_reduction(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, all_reduce, 1, true, true) ==
+        SwitchReduction::None);
+  CHECK(engine::describe_algorithm(CollectiveAlgorithm::HierarchicalFlow, SwitchReduction::InNetwork) ==
+        "hierarchical_flow+sharp");
+  CHECK(engine::describe_algorithm(CollectiveAlgorithm::RingFlow, SwitchReduction::InSwitch) == "nvls");
+  CHECK(engine::describe_algorithm(CollectiveAlgorithm::Hierarchical, SwitchReduction::None) == "hierarchical");
+}

@@ -36,13 +36,44 @@ CollectiveAlgorithm choose_algorithm(CollectiveAlgorithm requested, CollectiveOp
   return flow ? CollectiveAlgorithm::RingFlow : CollectiveAlgorithm::Ring;
 }
 
+SwitchReduction choose_switch_reduction(CollectiveAlgorithm requested, CollectiveAlgorithm chosen, CollectiveOp op,
+                                        int size, bool in_switch_reduction, bool in_network_reduction)
+{
+  if (requested != CollectiveAlgorithm::Auto || op != CollectiveOp::AllReduce || size < 2)
+    return SwitchReduction::None;
+  switch (chosen) {
+    case CollectiveAlgorithm::Ring:
+    case CollectiveAlgorithm::RingFlow:
+      return in_switch_reduction ? SwitchReduction::InSwitch : SwitchReduction::None;
+    case CollectiveAlgorithm::Hierarchical:
+      return in_network_reduction ? SwitchReduction::InNetwork : SwitchReduction::None;
+    case CollectiveAlgorithm::HierarchicalFlow:
+      return in_network_reduction ? SwitchReduction::InNetwork : SwitchReduction::TreeLatency;
+    default:
+      return SwitchReduction::None;
+  }
+}
+
+std::string describe_algorithm(CollectiveAlgorithm chosen, SwitchReduction shortcut)
+{
+  switch (shortcut) {
+    case SwitchReduction::InSwitch: return "nvls";
+    case SwitchReduction::InNetwork: return model::to_string(chosen) + "+sharp";
+    case SwitchReduction::TreeLatency: return model::to_string(chosen) + "+tree";
+    case SwitchReduction::None: break;
+  }
+  return model::to_string(chosen);
+}
+
 void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Communicator& comm, int rank, double bytes,
                     CollectiveCounters& counters)
 {
   if (comm.size() < 2 || bytes <= 0)
     return;
-  const bool as_nccl_auto = algorithm == CollectiveAlgorithm::Auto;
-  algorithm = choose_algorithm(algorithm, op, comm.size(), comm.hierarchical(), bytes);
+  const CollectiveAlgorithm requested = algorithm;
+  algorithm = choose_algorithm(requested, op, comm.size(), comm.hierarchical(), bytes);
+  const SwitchReduction shortcut = choose_switch_reduction(requested, algorithm, op, comm.size(),
+                                                           comm.in_switch_reduction, comm.in_network_reduction);
   if (algorithm == CollectiveAlgorithm::HalvingDoubling && op == CollectiveOp::AllReduce) {
     halving_doubling_all_reduce(comm, rank, bytes, counters);
     return;
@@ -53,10 +84,13 @@ void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Commun
   RingPlan plan;
   switch (op) {
     case CollectiveOp::AllReduce:
-      if (hierarchical)
-        plan = hierarchical_all_reduce_plan(comm, bytes, as_nccl_auto);
-      else if (as_nccl_auto && comm.in_switch_reduction)
+      if (shortcut == SwitchReduction::InSwitch)
         plan = in_switch_all_reduce_plan(bytes);
+      else if (hierarchical)
+        plan = hierarchical_all_reduce_plan(comm, bytes,
+                                            shortcut == SwitchReduction::InNetwork     ? CrossPhase::InNetwork
+                                            : shortcut == SwitchReduction::TreeLatency ? CrossPhase::TreeLatency
+                                                                                       : CrossPhase::Ring);
       else
         plan = ring_all_reduce_plan(bytes);
       break;

@@ -23,6 +23,20 @@ inline constexpr double kAutoLatencyBoundBytes = 1 << 20;
 model::CollectiveAlgorithm choose_algorithm(model::CollectiveAlgorithm requested, CollectiveOp op, int size,
                                             bool hierarchical, double bytes);
 
+/// What `auto` adds to an all-reduce where the hardware allows it, as NCCL does: NVLS in a switch
+/// that reduces (flat rings in one node), SHARP for the cross-node phase of a hierarchical one, and
+/// otherwise the tree's latency for that phase (at flow level; the per-step form pays every step).
+enum class SwitchReduction { None, InSwitch, InNetwork, TreeLatency };
+
+/// The shortcut for a collective `requested` as given and resolved to `chosen` by choose_algorithm,
+/// on a communicator of `size` ranks whose switch / fabric can reduce.
+SwitchReduction choose_switch_reduction(model::CollectiveAlgorithm requested, model::CollectiveAlgorithm chosen,
+                                        CollectiveOp op, int size, bool in_switch_reduction, bool in_network_reduction);
+
+/// The algorithm's name with its shortcut, as results record it: "nvls", "hierarchical_flow+sharp",
+/// "hierarchical_flow+tree", or the plain name.
+std::string describe_algorithm(model::CollectiveAlgorithm chosen, SwitchReduction shortcut);
+
 /// `bytes` is always the full (unsharded) buffer: the all-reduced tensor, the reduce-scatter input,
 /// the all-gather output.
 void run_collective(CollectiveOp op, model::CollectiveAlgorithm algorithm, const Communicator& comm, int rank,

@@ -10,8 +10,10 @@
 
 namespace gpuscale::engine {
 
-/// `as_nccl_auto`: the cross-node phase as NCCL picks it, in the switches (SHARP) where the fabric
-/// reduces, otherwise with the tree's latency (see RingPhase).
-RingPlan hierarchical_all_reduce_plan(const Communicator& comm, double bytes, bool as_nccl_auto);
+/// How the cross-node phase runs: a ring (the formula above), a ring's bandwidth with the tree's
+/// latency, or in the switches (SHARP); see RingPhase.
+enum class CrossPhase { Ring, TreeLatency, InNetwork };
+
+RingPlan hierarchical_all_reduce_plan(const Communicator& comm, double bytes, CrossPhase cross_phase);
 
 } // namespace gpuscale::engine
