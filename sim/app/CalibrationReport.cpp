@@ -69,18 +69,10 @@ std::string format_parameter_table(const model::Calibration& c)
     out += fmt::format("{:<28} {:>9.4g}{} {:>9.3g}{} {:>8}  {}\n", name, v.value, unit, v.standard_error, unit,
                        v.results, v.identified ? (v.note.empty() ? "yes" : "yes; " + v.note) : "NO: " + v.note);
   };
-  for (const auto& [name, v] : c.compute)
-    row("compute." + name, v, " ");
-  for (const auto& [name, v] : c.generation)
-    row("generation." + name, v, " ");
-  for (const auto& [name, v] : c.memory)
-    row("memory." + name, v, " ");
-  for (const auto& [name, v] : c.network)
-    row("network." + name, v, " ");
-  for (const auto& [name, v] : c.overhead_s)
-    row("overhead." + name, v, "s");
-  for (const auto& [name, v] : c.step_overhead_s)
-    row("step_overhead." + name, v, "s");
+  model::Calibration::for_each_group(c, [&](const char* key, const auto& values, bool seconds) {
+    for (const auto& [name, v] : values)
+      row(std::string(key) + "." + name, v, seconds ? "s" : " ");
+  });
   return out;
 }
 

@@ -110,12 +110,9 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
       summary.loso_median_ape_pct = c.number("loso_median_ape_pct", 0, 1e6, Presence::Optional).value_or(0);
       summary.surrogate_max_abs_diff_pct =
           c.number("surrogate_max_abs_diff_pct", 0, 1e6, Presence::Optional).value_or(0);
-      read_group(c, "compute", false, calibration.compute);
-      read_group(c, "generation", false, calibration.generation);
-      read_group(c, "memory", false, calibration.memory);
-      read_group(c, "network", false, calibration.network);
-      read_group(c, "overhead", true, calibration.overhead_s);
-      read_group(c, "step_overhead", true, calibration.step_overhead_s);
+      model::Calibration::for_each_group(calibration, [&](const char* key, auto& values, bool seconds) {
+        read_group(c, key, seconds, values);
+      });
       read_batch_sizes(c, calibration.batch_sizes);
       c.finish();
     }
@@ -147,12 +144,9 @@ std::string format_calibration(const model::Calibration& calibration)
   out += fmt::format("  results: {}\n  fit_median_ape_pct: {:.3f}\n  loso_median_ape_pct: {:.3f}\n"
                      "  surrogate_max_abs_diff_pct: {:.3f}\n",
                      s.results, s.fit_median_ape_pct, s.loso_median_ape_pct, s.surrogate_max_abs_diff_pct);
-  format_group(out, "compute", calibration.compute, false);
-  format_group(out, "generation", calibration.generation, false);
-  format_group(out, "memory", calibration.memory, false);
-  format_group(out, "network", calibration.network, false);
-  format_group(out, "overhead", calibration.overhead_s, true);
-  format_group(out, "step_overhead", calibration.step_overhead_s, true);
+  model::Calibration::for_each_group(calibration, [&](const char* key, const auto& values, bool seconds) {
+    format_group(out, key, values, seconds);
+  });
   out += "  batch_sizes:\n";
   for (const auto& r : calibration.batch_sizes)
     out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n", r.benchmark,

@@ -57,6 +57,19 @@ struct Calibration {
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
   CalibrationSummary summary;
 
+  /// The parameter groups in file order, with their key in calibration/mlperf.yaml and whether their
+  /// values are durations: one list for the reader, the writer and the reports.
+  template <class Self, class Visit>
+  static void for_each_group(Self& self, Visit&& visit)
+  {
+    visit("compute", self.compute, false);
+    visit("generation", self.generation, false);
+    visit("memory", self.memory, false);
+    visit("network", self.network, false);
+    visit("overhead", self.overhead_s, true);
+    visit("step_overhead", self.step_overhead_s, true);
+  }
+
   /// Efficiencies for `benchmark` on accelerators of `generation` joined by `fabric_class`.
   /// Unknown generation or fabric class: factor 1 / the mean network efficiency (the caller may say so).
   Efficiency efficiency_for(const std::string& benchmark, const std::string& generation,
