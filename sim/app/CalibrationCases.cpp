@@ -103,13 +103,9 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
       continue;
     }
     try {
-      const auto& d = entry.description;
-      const std::string family = config::find_catalog_accelerator(builder.catalog(), d.accelerator_model_name);
-      const std::string generation =
-          family.empty() ? std::string() : builder.catalog().gpu_types.at(family).generation;
-      MlperfScenario scenario = builder.build(d, entry.benchmark, entry.global_batch_size, {});
-      scenario.resolved.scenario.efficiency =
-          reference.efficiency_for(entry.benchmark, generation, scenario.fabric_class);
+      // The reference calibration's efficiencies; not its per-run overhead, which the fit adds itself.
+      MlperfScenario scenario =
+          builder.build(entry.description, entry.benchmark, entry.global_batch_size, reference, false);
       chosen.push_back(set.entries.size() - 1);
       built.push_back(std::move(scenario));
     } catch (const config::ConfigError& e) {

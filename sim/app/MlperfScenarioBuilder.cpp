@@ -7,6 +7,9 @@
 #include "sim/config/PlatformReader.hpp"
 #include "sim/config/WorkloadReader.hpp"
 #include "sim/model/Calibration.hpp"
+#include "sim/model/ScenarioResolution.hpp"
+
+#include <stdexcept>
 
 namespace gpuscale::app {
 
@@ -28,7 +31,8 @@ const model::WorkloadTrace& MlperfScenarioBuilder::workload(const std::string& b
 }
 
 MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, const std::string& benchmark,
-                                            int global_batch_size, const model::Efficiency& efficiency)
+                                            int global_batch_size, const model::Calibration& calibration,
+                                            bool run_overhead)
 {
   MlperfScenario out;
   out.mapping = config::map_mlperf_system(system, catalog_);
@@ -43,10 +47,15 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, c
   s.workload_path = workload_path(benchmark);
   s.gpus = system.accelerators_total();
   s.global_batch_size = global_batch_size;
-  s.efficiency = efficiency;
   choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node);
-  if (const auto* cost = model::find_host_input_cost(host_costs_, benchmark, s.input_pipeline))
-    r.host_input = *cost;
+  model::ScenarioInputs options;
+  options.host_costs = &host_costs_;
+  options.host_costs_path = data_dir() + "/workloads/host_input/host_input.yaml";
+  options.calibration = &calibration;
+  options.add_calibrated_run_overhead = run_overhead;
+  const auto conflicts = model::resolve_in_place(r, options);
+  if (!conflicts.empty())
+    throw std::invalid_argument("the submitters' layout does not fit: " + conflicts.front().message);
   out.generation = gpu.generation;
   out.fabric_class = model::fabric_class_of(r.platform, s.gpus);
   return out;

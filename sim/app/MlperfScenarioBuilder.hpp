@@ -4,6 +4,7 @@
 /// layout submitters use (SubmitterLayout).
 
 #include "sim/config/MlperfPlatformMapper.hpp"
+#include "sim/model/Calibration.hpp"
 #include "sim/model/HostInputModel.hpp"
 #include "sim/model/MlperfSystem.hpp"
 #include "sim/model/Scenario.hpp"
@@ -26,9 +27,11 @@ public:
   /// Reads the catalog (calibration/catalog.yaml under data_dir()). Throws ConfigError.
   MlperfScenarioBuilder();
 
-  /// Throws ConfigError (unknown accelerator, CPU-only system) or std::invalid_argument (no layout).
+  /// The scenario, resolved (model::resolve_in_place) with `calibration`'s efficiencies and, where
+  /// `run_overhead` says so, its per-run overhead. Throws ConfigError (unknown accelerator, CPU-only
+  /// system) or std::invalid_argument (no layout, or a layout that does not fit).
   MlperfScenario build(const model::MlperfSystem& system, const std::string& benchmark, int global_batch_size,
-                       const model::Efficiency& efficiency);
+                       const model::Calibration& calibration, bool run_overhead);
 
   const model::Platform& catalog() const { return catalog_; }
 

@@ -2,7 +2,6 @@
 #include "sim/app/Commands.hpp"
 #include "sim/app/MlperfScenarioBuilder.hpp"
 #include "sim/app/ScenarioRunner.hpp"
-#include "sim/config/CalibratedScenario.hpp"
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfPlatformMapper.hpp"
@@ -68,8 +67,7 @@ void run_predict(const PredictOptions& options)
   MlperfScenarioBuilder builder;
   (void)config::map_mlperf_system(system, builder.catalog()); // unknown accelerators are reported first
   const auto [gbs, gbs_source] = choose_batch(options, calibration, *benchmark, system.accelerators_total());
-  MlperfScenario built = builder.build(system, *benchmark, gbs, {});
-  config::apply_calibration(built.resolved, calibration);
+  MlperfScenario built = builder.build(system, *benchmark, gbs, calibration, true);
   std::vector<std::string> notes = built.mapping.notes;
   if (!calibration.generation.contains(built.generation))
     notes.push_back("accelerator generation '" + built.generation +

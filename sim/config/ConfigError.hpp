@@ -40,6 +40,7 @@ public:
   void add(Diagnostic diagnostic);
   bool empty() const { return diagnostics_.empty(); }
   std::size_t size() const { return diagnostics_.size(); }
+  const std::vector<Diagnostic>& all() const { return diagnostics_; }
   /// Throws ConfigError with everything collected so far, if anything was.
   void throw_if_any() const;
 

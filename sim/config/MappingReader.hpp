@@ -48,6 +48,8 @@ public:
 
   std::string path_of(const std::string& key) const { return path_ + "/" + key; }
   const std::string& file() const { return file_; }
+  /// The keys asked for so far (the ones finish() accepts).
+  const std::set<std::string>& keys_read() const { return used_; }
   Diagnostics& diagnostics() const { return diagnostics_; }
   const YAML::Node& node() const { return node_; }
   void error(const std::string& key, const std::string& message);

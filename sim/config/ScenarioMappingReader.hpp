@@ -1,21 +1,44 @@
 #pragma once
 /// Reading the `scenario:` mapping of an already-parsed YAML document. Internal to the config layer
-/// (it exposes yaml-cpp): read_scenario uses it for scenario files, read_sweep for each platform and
-/// workload pair of a sweep.
+/// (it exposes yaml-cpp): read_scenario uses it for scenario files, read_sweep for every point of a sweep.
 
 #include "sim/config/ConfigError.hpp"
+#include "sim/config/ScenarioInputCache.hpp"
 #include "sim/model/Scenario.hpp"
+#include "sim/model/ScenarioResolution.hpp"
 
 #include <yaml-cpp/yaml.h>
 
+#include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace gpuscale::config {
 
-/// Reads the fields of `scenario_node` (reported under /scenario), then the platform and workload
-/// files it names (relative to `path`), and checks they fit together. Diagnostics already in
-/// `diagnostics` are kept; throws ConfigError with all of them if there is any.
-model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, const std::string& path,
-                                              Diagnostics& diagnostics);
+/// A scenario mapping read and resolved, with the files it names shared through the cache.
+struct ScenarioReading {
+  model::Scenario scenario; ///< resolved (model::resolve_scenario) when the files could be read
+  std::shared_ptr<const model::Platform> platform;       ///< nullptr: missing or bad
+  std::shared_ptr<const model::WorkloadTrace> workload;  ///< nullptr: missing or bad
+  std::shared_ptr<const model::ConvergenceTable> convergence_table; ///< as read; nullptr: none
+  std::shared_ptr<const std::vector<model::HostInputCost>> host_costs; ///< nullptr: no table
+  model::ScenarioResolution resolution; ///< conflicts, convergence (calibrated), host pipeline
+
+  /// Everything one simulation needs (copies the platform and workload). Only for a reading
+  /// without diagnostics.
+  model::ResolvedScenario resolved() const;
+};
+
+/// Every key a scenario mapping may have.
+std::set<std::string> scenario_keys();
+
+/// Reads the fields of `scenario_node` (reported under /scenario), then the files it names
+/// (relative to `path`, through `inputs`), and resolves it (model::resolve_scenario, with the
+/// embedded calibration for a scenario without `efficiency:`). Every problem, each conflict of the
+/// resolution included, is added to `diagnostics` with its location; nothing is thrown for them.
+/// read_scenario is this for a scenario file; read_sweep is this for every point of a sweep.
+ScenarioReading read_scenario_point(const YAML::Node& scenario_node, const std::string& path,
+                                    Diagnostics& diagnostics, ScenarioInputCache& inputs);
 
 } // namespace gpuscale::config

@@ -1,15 +1,12 @@
 #include "sim/config/ScenarioReader.hpp"
 
-#include "sim/config/CalibratedScenario.hpp"
 #include "sim/config/CalibrationReader.hpp"
-#include "sim/config/ConvergenceReader.hpp"
-#include "sim/config/HostInputReader.hpp"
 #include "sim/config/MappingReader.hpp"
-#include "sim/config/PlatformReader.hpp"
 #include "sim/config/ScenarioMappingReader.hpp"
-#include "sim/config/WorkloadReader.hpp"
 #include "sim/config/YamlFile.hpp"
+#include "sim/model/ScenarioResolution.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace gpuscale::config {
@@ -50,69 +47,15 @@ void read_simgrid(MappingReader reader, model::SimgridNetworkConfig& config, Dia
   reader.finish();
 }
 
-/// Cross-file checks: only meaningful once the platform and workload have been read without errors.
-void check_consistency(const model::ResolvedScenario& resolved, MappingReader& scenario, Diagnostics& diagnostics)
-{
-  const auto& s = resolved.scenario;
-  const int available = resolved.platform.gpu_count();
-  if (s.gpus > available)
-    scenario.error("gpus", "the scenario asks for " + std::to_string(s.gpus) + " GPUs but platform '" +
-                               resolved.platform.name + "' has " + std::to_string(available));
-  const int model_parallel = s.tensor_parallel * s.context_parallel;
-  if (s.gpus > 0 && s.gpus % model_parallel != 0) {
-    scenario.error("gpus", std::to_string(s.gpus) + " GPUs do not divide into groups of tp x cp = " +
-                               std::to_string(s.tensor_parallel) + " x " + std::to_string(s.context_parallel));
-    return;
-  }
-  for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g) {
-    const int per_node = resolved.platform.node_type_of_group(g).gpus_per_node;
-    if (per_node % s.tensor_parallel != 0) {
-      scenario.error("tp", "tensor parallelism stays inside a node: tp = " + std::to_string(s.tensor_parallel) +
-                               " does not divide the " + std::to_string(per_node) + " GPUs of node type '" +
-                               resolved.platform.node_groups[g].node_type + "'");
-      break;
-    }
-  }
-  const long long replicas = s.gpus / model_parallel;
-  if (scenario.has("batch_allocation"))
-    return; // per-GPU shares are checked against the global batch instead
-  if (s.micro_batch_size > 0 && s.gpus > 0 && s.global_batch_size > 0 &&
-      s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * replicas) != 0)
-    scenario.error("global_batch_size",
-                   "global batch size " + std::to_string(s.global_batch_size) +
-                       " is not a multiple of micro_batch_size x data-parallel replicas = " +
-                       std::to_string(s.micro_batch_size) + " x " + std::to_string(replicas));
-  const model::Precision precision = resolved.precision();
-  for (const auto& [name, gpu] : resolved.platform.gpu_types) {
-    bool used = false;
-    for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g)
-      used = used || resolved.platform.node_type_of_group(g).gpu_type == name;
-    if (used && !gpu.peak_for(precision))
-      scenario.error("precision", "accelerator '" + name + "' has no peak rate for " + model::to_string(precision));
-  }
-  (void)diagnostics;
-}
-
-/// `batch_allocation:` (heterogeneity-aware, as Poplar): per accelerator type, optionally for only
-/// `gpus` of them, a micro-batch size and accumulation steps. Expanded to one share per GPU rank in
-/// rank order; every GPU of the run must be covered, and the shares must add up to the global batch.
-void read_batch_allocation(const YAML::Node& node, model::ResolvedScenario& resolved, MappingReader& scenario,
+/// `batch_allocation:` (heterogeneity-aware, as Poplar) as written: per accelerator type,
+/// optionally for only `gpus` of them, a micro-batch size and accumulation steps. Resolution
+/// (model::resolve_scenario) expands it to the ranks and checks it against the global batch.
+void read_batch_allocation(const YAML::Node& node, model::Scenario& s, MappingReader& scenario,
                            Diagnostics& diagnostics)
 {
-  auto& s = resolved.scenario;
   const std::string path = scenario.path_of("batch_allocation");
   if (!expect_sequence(node, scenario.file(), path, diagnostics))
     return;
-  // The accelerator of each rank, in node-group order.
-  std::vector<std::string> type_of_rank;
-  for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g) {
-    const auto& type = resolved.platform.node_type_of_group(g);
-    for (int i = 0; i < resolved.platform.node_groups[g].count * type.gpus_per_node; ++i)
-      type_of_rank.push_back(type.gpu_type);
-  }
-  type_of_rank.resize(static_cast<std::size_t>(std::max(0, s.gpus)));
-  std::vector<model::BatchShare> shares(type_of_rank.size());
-  std::vector<bool> assigned(type_of_rank.size(), false);
   for (std::size_t i = 0; i < node.size(); ++i) {
     MappingReader entry(node[i], scenario.file(), path + "/" + std::to_string(i), diagnostics);
     auto accelerator = entry.identifier("accelerator", Presence::Required);
@@ -120,113 +63,23 @@ void read_batch_allocation(const YAML::Node& node, model::ResolvedScenario& reso
     auto micro = entry.integer("micro_batch_size", 1, kMaxBatch, Presence::Required);
     auto accumulation = entry.integer("accumulation_steps", 1, kMaxBatch, Presence::Required);
     entry.finish();
-    if (!accelerator || !micro || !accumulation)
-      continue;
-    long long wanted = count.value_or(kMaxGpus);
-    long long given = 0;
-    for (std::size_t r = 0; r < type_of_rank.size() && given < wanted; ++r)
-      if (type_of_rank[r] == *accelerator && !assigned[r]) {
-        shares[r] = {static_cast<int>(*micro), static_cast<int>(*accumulation)};
-        assigned[r] = true;
-        ++given;
-      }
-    if (given == 0)
-      entry.error("accelerator", "no unassigned GPU of type '" + *accelerator + "' among the " + std::to_string(s.gpus) +
-                                     " GPUs of the run");
-    else if (count && given < *count)
-      entry.error("gpus", "only " + std::to_string(given) + " unassigned GPUs of type '" + *accelerator + "' remain");
-  }
-  if (!diagnostics.empty())
-    return;
-  long long total = 0;
-  for (std::size_t r = 0; r < shares.size(); ++r) {
-    if (!assigned[r]) {
-      scenario.error("batch_allocation", "GPU " + std::to_string(r) + " (" + type_of_rank[r] + ") has no allocation");
-      return;
-    }
-    total += shares[r].samples();
-  }
-  if (total != s.global_batch_size)
-    scenario.error("batch_allocation", "the allocations add up to " + std::to_string(total) +
-                                           " samples per step, the global batch size is " +
-                                           std::to_string(s.global_batch_size));
-  if (s.tensor_parallel * s.context_parallel != 1)
-    scenario.error("batch_allocation", "uneven batch allocation needs pure data parallelism (tp = cp = 1)");
-  if (s.zero_stage >= 2)
-    for (const auto& share : shares)
-      if (share.accumulation != shares.front().accumulation) {
-        scenario.error("batch_allocation", "ZeRO-" + std::to_string(s.zero_stage) +
-                                               " communicates on every micro-batch: all GPUs need the same "
-                                               "accumulation_steps");
-        break;
-      }
-  s.batch_per_rank = std::move(shares);
-}
-
-/// The benchmark's convergence table and host data-pipeline cost, from the scenario's `convergence`
-/// key or next to the workload (<workload dir>/convergence/<benchmark>.yaml,
-/// <workload dir>/host_input/host_input.yaml). Both are optional: without them a run reports the
-/// iteration only.
-void read_training_tables(model::ResolvedScenario& resolved, MappingReader& scenario,
-                          const std::optional<std::string>& convergence_key, Diagnostics& diagnostics)
-{
-  auto& s = resolved.scenario;
-  const std::string benchmark = resolved.workload.benchmark;
-  const fs::path workload_dir = fs::path(s.workload_path).parent_path();
-  if (convergence_key) {
-    s.convergence_path = resolve(scenario.file(), *convergence_key);
-    if (std::error_code error; !fs::exists(s.convergence_path, error)) {
-      scenario.error("convergence", "convergence file '" + s.convergence_path + "' does not exist");
-      return;
-    }
-  } else if (std::error_code error; !benchmark.empty() && fs::exists(workload_dir / "convergence" / (benchmark + ".yaml"), error)) {
-    s.convergence_path = (workload_dir / "convergence" / (benchmark + ".yaml")).lexically_normal().string();
-  }
-  try {
-    if (!s.convergence_path.empty())
-      resolved.convergence = read_convergence(s.convergence_path);
-    const fs::path host_file = workload_dir / "host_input" / "host_input.yaml";
-    if (std::error_code error; !benchmark.empty() && fs::exists(host_file, error)) {
-      const auto costs = read_host_input(host_file.string());
-      if (const auto* cost = model::find_host_input_cost(costs, benchmark, s.input_pipeline))
-        resolved.host_input = *cost;
-      else if (!s.input_pipeline.empty())
-        scenario.error("input_pipeline", "no host pipeline '" + s.input_pipeline + "' for benchmark '" + benchmark +
-                                             "' in " + host_file.string());
-    } else if (!s.input_pipeline.empty()) {
-      scenario.error("input_pipeline", "no host pipeline table next to the workload (" + host_file.string() + ")");
-    }
-  } catch (const ConfigError& e) {
-    for (const auto& d : e.diagnostics())
-      diagnostics.add(d);
+    if (accelerator && micro && accumulation)
+      s.batch_allocation.push_back({*accelerator, count, *micro, *accumulation});
   }
 }
 
-} // namespace
+/// The scenario's own fields; the paths of the files it names are returned in `files`.
+struct NamedFiles {
+  std::optional<std::string> platform, workload, convergence;
+};
 
-model::ResolvedScenario read_scenario(const std::string& path)
+NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics& diagnostics)
 {
-  Diagnostics diagnostics;
-  auto root = load_yaml_file(path, diagnostics);
-  if (!root)
-    diagnostics.throw_if_any();
-  MappingReader top(*root, path, "", diagnostics);
-  auto scenario_node = top.child("scenario", Presence::Required);
-  top.finish();
-  if (!scenario_node)
-    diagnostics.throw_if_any();
-  return read_scenario_mapping(*scenario_node, path, diagnostics);
-}
-
-model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, const std::string& path,
-                                              Diagnostics& diagnostics)
-{
-  model::ResolvedScenario resolved;
-  auto& s = resolved.scenario;
-  MappingReader scenario(scenario_node, path, "/scenario", diagnostics);
+  const std::string& path = scenario.file();
+  NamedFiles files;
   s.name = scenario.identifier("name", Presence::Required).value_or("");
-  auto platform_path = scenario.text("platform", Presence::Required);
-  auto workload_path = scenario.text("workload", Presence::Required);
+  files.platform = scenario.text("platform", Presence::Required);
+  files.workload = scenario.text("workload", Presence::Required);
   s.gpus = static_cast<int>(scenario.integer("gpus", 1, kMaxGpus, Presence::Required).value_or(0));
   s.global_batch_size = static_cast<int>(scenario.integer("global_batch_size", 1, kMaxBatch, Presence::Required).value_or(0));
   s.micro_batch_size = static_cast<int>(scenario.integer("micro_batch_size", 1, kMaxBatch, Presence::Required).value_or(0));
@@ -251,52 +104,170 @@ model::ResolvedScenario read_scenario_mapping(const YAML::Node& scenario_node, c
   s.zero3_prefetch_params =
       static_cast<double>(scenario.integer("zero3_prefetch_params", 1, 1'000'000'000'000LL, Presence::Optional)
                               .value_or(static_cast<long long>(s.zero3_prefetch_params)));
-  auto convergence_path = scenario.text("convergence", Presence::Optional);
-  auto batch_allocation = scenario.child("batch_allocation", Presence::Optional);
+  files.convergence = scenario.text("convergence", Presence::Optional);
+  if (auto batch_allocation = scenario.child("batch_allocation", Presence::Optional))
+    read_batch_allocation(*batch_allocation, s, scenario, diagnostics);
   s.input_pipeline = scenario.text("input_pipeline", Presence::Optional).value_or("");
-  if (auto efficiency = scenario.child("efficiency", Presence::Optional))
+  if (auto efficiency = scenario.child("efficiency", Presence::Optional)) {
+    s.efficiency_given = true;
     read_efficiency(MappingReader(*efficiency, path, "/scenario/efficiency", diagnostics), s.efficiency);
+  }
   if (auto simgrid = scenario.child("simgrid", Presence::Optional))
     read_simgrid(MappingReader(*simgrid, path, "/scenario/simgrid", diagnostics), s.simgrid, diagnostics);
+  return files;
+}
 
+/// Reads one named file through the cache; nullptr (with the file's own diagnostics) if it is bad.
+template <class Read>
+auto read_named(MappingReader& scenario, const char* key, const std::string& file, Read read, Diagnostics& diagnostics)
+    -> decltype(read(file))
+{
+  if (std::error_code error; !fs::exists(file, error)) {
+    scenario.error(key, std::string(key) + " file '" + file + "' does not exist");
+    return nullptr;
+  }
+  try {
+    return read(file);
+  } catch (const ConfigError& e) {
+    for (const auto& d : e.diagnostics())
+      diagnostics.add(d);
+    return nullptr;
+  }
+}
+
+/// The platform and workload the scenario names. Both are read even when the other is bad, so
+/// every problem is reported at once.
+void read_platform_and_workload(MappingReader& scenario, const NamedFiles& files, ScenarioReading& reading,
+                                ScenarioInputCache& inputs, Diagnostics& diagnostics)
+{
+  auto& s = reading.scenario;
+  if (files.platform) {
+    s.platform_path = resolve(scenario.file(), *files.platform);
+    reading.platform = read_named(scenario, "platform", s.platform_path,
+                                  [&](const std::string& file) { return inputs.platform(file); }, diagnostics);
+  }
+  if (files.workload) {
+    s.workload_path = resolve(scenario.file(), *files.workload);
+    reading.workload = read_named(scenario, "workload", s.workload_path,
+                                  [&](const std::string& file) { return inputs.workload(file); }, diagnostics);
+  }
+}
+
+/// The benchmark's convergence table, from the scenario's `convergence` key or next to the workload
+/// (<workload dir>/convergence/<benchmark>.yaml), and the host pipeline costs next to the workload
+/// (<workload dir>/host_input/host_input.yaml). Both are optional: without a convergence table a run
+/// reports the iteration only, without host costs the host side is not modelled.
+void read_training_tables(MappingReader& scenario, const NamedFiles& files, ScenarioReading& reading,
+                          ScenarioInputCache& inputs, model::ScenarioInputs& resolution_inputs,
+                          Diagnostics& diagnostics)
+{
+  auto& s = reading.scenario;
+  const std::string benchmark = reading.workload->benchmark;
+  const fs::path workload_dir = fs::path(s.workload_path).parent_path();
+  if (files.convergence) {
+    s.convergence_path = resolve(scenario.file(), *files.convergence);
+    if (std::error_code error; !fs::exists(s.convergence_path, error)) {
+      scenario.error("convergence", "convergence file '" + s.convergence_path + "' does not exist");
+      return;
+    }
+  } else if (std::error_code error; !benchmark.empty() && fs::exists(workload_dir / "convergence" / (benchmark + ".yaml"), error)) {
+    s.convergence_path = (workload_dir / "convergence" / (benchmark + ".yaml")).lexically_normal().string();
+  }
+  const fs::path host_file = workload_dir / "host_input" / "host_input.yaml";
+  resolution_inputs.host_costs_path = host_file.string();
+  try {
+    if (!s.convergence_path.empty()) {
+      reading.convergence_table = inputs.convergence(s.convergence_path);
+      resolution_inputs.convergence = reading.convergence_table.get();
+    }
+    if (std::error_code error; !benchmark.empty() && fs::exists(host_file, error)) {
+      reading.host_costs = inputs.host_input(host_file.string());
+      resolution_inputs.host_costs = reading.host_costs.get();
+    }
+  } catch (const ConfigError& e) {
+    for (const auto& d : e.diagnostics())
+      diagnostics.add(d);
+  }
+}
+
+/// The node of `field` ("batch_allocation/1/gpus") below `node`, or the deepest existing node on
+/// the way (a missing key has no location of its own). Recursive, since assigning a YAML::Node would
+/// rebind the node it refers to inside the document.
+YAML::Node locate(const YAML::Node& node, const std::string& field)
+{
+  if (field.empty())
+    return node;
+  const std::size_t slash = field.find('/');
+  const std::string part = field.substr(0, slash);
+  const std::string rest = slash == std::string::npos ? "" : field.substr(slash + 1);
+  const bool index = !part.empty() && part.size() < 10 && part.find_first_not_of("0123456789") == std::string::npos;
+  const YAML::Node next = node.IsMap()                                   ? node[part]
+                          : node.IsSequence() && index && std::stoul(part) < node.size() ? node[std::stoul(part)]
+                                                                         : YAML::Node();
+  if (!next.IsDefined() || next.IsNull())
+    return node;
+  return locate(next, rest);
+}
+
+} // namespace
+
+model::ResolvedScenario read_scenario(const std::string& path)
+{
+  Diagnostics diagnostics;
+  auto root = load_yaml_file(path, diagnostics);
+  if (!root)
+    diagnostics.throw_if_any();
+  MappingReader top(*root, path, "", diagnostics);
+  auto scenario_node = top.child("scenario", Presence::Required);
+  top.finish();
+  if (!scenario_node)
+    diagnostics.throw_if_any();
+  ScenarioInputCache inputs;
+  const ScenarioReading reading = read_scenario_point(*scenario_node, path, diagnostics, inputs);
+  diagnostics.throw_if_any();
+  return reading.resolved();
+}
+
+std::set<std::string> scenario_keys()
+{
+  // The keys read_fields asks for, found by reading an empty mapping: one list, kept by the reader.
+  Diagnostics ignored;
+  MappingReader reader(YAML::Node(YAML::NodeType::Map), "", "/scenario", ignored);
+  model::Scenario scenario;
+  read_fields(reader, scenario, ignored);
+  return reader.keys_read();
+}
+
+ScenarioReading read_scenario_point(const YAML::Node& scenario_node, const std::string& path,
+                                    Diagnostics& diagnostics, ScenarioInputCache& inputs)
+{
+  ScenarioReading reading;
+  MappingReader scenario(scenario_node, path, "/scenario", diagnostics);
+  const NamedFiles files = read_fields(scenario, reading.scenario, diagnostics);
   // Referenced files are read even when the scenario itself has errors, so everything is reported at once.
-  bool references_ok = platform_path && workload_path;
-  if (platform_path) {
-    s.platform_path = resolve(path, *platform_path);
-    if (std::error_code error; !fs::exists(s.platform_path, error)) {
-      scenario.error("platform", "platform file '" + s.platform_path + "' does not exist");
-      references_ok = false;
-    } else try {
-      resolved.platform = read_platform(s.platform_path);
-    } catch (const ConfigError& e) {
-      for (const auto& d : e.diagnostics())
-        diagnostics.add(d);
-      references_ok = false;
-    }
-  }
-  if (workload_path) {
-    s.workload_path = resolve(path, *workload_path);
-    if (std::error_code error; !fs::exists(s.workload_path, error)) {
-      scenario.error("workload", "workload file '" + s.workload_path + "' does not exist");
-      references_ok = false;
-    } else try {
-      resolved.workload = read_workload(s.workload_path);
-    } catch (const ConfigError& e) {
-      for (const auto& d : e.diagnostics())
-        diagnostics.add(d);
-      references_ok = false;
-    }
-  }
-  if (references_ok) {
-    check_consistency(resolved, scenario, diagnostics);
-    if (batch_allocation)
-      read_batch_allocation(*batch_allocation, resolved, scenario, diagnostics);
-    read_training_tables(resolved, scenario, convergence_path, diagnostics);
-    if (!scenario.has("efficiency")) // no efficiencies of its own: the committed MLPerf calibration
-      apply_calibration(resolved, default_calibration());
+  read_platform_and_workload(scenario, files, reading, inputs, diagnostics);
+  if (reading.platform && reading.workload) {
+    model::ScenarioInputs resolution_inputs;
+    resolution_inputs.platform = reading.platform.get();
+    resolution_inputs.workload = reading.workload.get();
+    resolution_inputs.calibration = &default_calibration(); // applies only to a scenario without `efficiency:`
+    read_training_tables(scenario, files, reading, inputs, resolution_inputs, diagnostics);
+    reading.resolution = model::resolve_scenario(reading.scenario, resolution_inputs);
+    for (const auto& conflict : reading.resolution.conflicts)
+      report(diagnostics, path, locate(scenario_node, conflict.field), "/scenario/" + conflict.field, conflict.message);
   }
   scenario.finish();
-  diagnostics.throw_if_any();
+  return reading;
+}
+
+model::ResolvedScenario ScenarioReading::resolved() const
+{
+  model::ResolvedScenario resolved;
+  resolved.scenario = scenario;
+  resolved.platform = *platform;
+  resolved.workload = *workload;
+  resolved.convergence = resolution.convergence;
+  resolved.host_input = resolution.host_input;
   return resolved;
 }
 

@@ -5,140 +5,128 @@
 #include "sim/config/YamlFile.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 
 namespace gpuscale::config {
 namespace {
 
-namespace fs = std::filesystem;
-
-constexpr long long kMaxGpus = 1'000'000;
-constexpr long long kMaxBatch = 1'000'000'000;
 /// Combinations that do not fit are listed one by one up to this many, then counted.
 constexpr std::size_t kMaxReportedCombinations = 20;
+/// Distinct errors of the points themselves (a bad list item, an error of a named file) reported before
+/// the expansion gives up: a bad item repeats in every point that takes it.
+constexpr std::size_t kMaxReportedPointErrors = 50;
 
-enum class ItemKind { Integer, Path, Collective };
-
-struct AxisRule {
-  const char* key;
-  ItemKind kind;
-  long long min_value;
-  long long max_value;
-  bool required_in_scenario; ///< read_scenario needs it when the sweep does not give it
-};
-
-/// Expansion order, slowest-varying first (the index formula in SweepSpec.hpp).
-enum AxisIndex { kPlatform, kWorkload, kZeroStage, kCollective, kGlobalBatch, kMicroBatch, kGpus, kAxisCount };
-constexpr std::array<AxisRule, kAxisCount> kAxes{{
-    {"platform", ItemKind::Path, 0, 0, true},
-    {"workload", ItemKind::Path, 0, 0, true},
-    {"zero_stage", ItemKind::Integer, 0, 3, false},
-    {"collective", ItemKind::Collective, 0, 0, false},
-    {"global_batch_size", ItemKind::Integer, 1, kMaxBatch, true},
-    {"micro_batch_size", ItemKind::Integer, 1, kMaxBatch, true},
-    {"gpus", ItemKind::Integer, 1, kMaxGpus, true},
-}};
+/// The keys read_scenario needs, which the sweep may give instead of the base scenario.
+constexpr const char* kRequiredKeys[] = {"platform", "workload", "global_batch_size", "micro_batch_size", "gpus"};
+/// Axes with a fixed place in the point numbering (SweepSpec.hpp), slowest-varying first; any other
+/// swept key varies slower than all of these but faster than platform and workload, in the order
+/// the sweep lists it.
+constexpr const char* kLeadingAxes[] = {"platform", "workload"};
+constexpr const char* kTrailingAxes[] = {"zero_stage", "collective", "global_batch_size", "micro_batch_size", "gpus"};
 
 /// One value of a swept key, as written and where.
 struct AxisItem {
-  std::string text;
   YAML::Node node;
-  std::string path; ///< /sweep/<key>/<i>
-  long long integer = 0;
+  std::string path;      ///< /sweep/<key>/<i>
+  std::string canonical; ///< the value as YAML text, to find duplicates
 };
 
-/// The values a key takes; an axis absent from sweep: has no items (the base scenario's value is used).
 struct Axis {
-  bool given = false; ///< the key is under sweep: (even if its list has errors)
+  std::string key;
+  YAML::Node key_node; ///< the key in the sweep: mapping (located)
   std::vector<AxisItem> items;
-  bool swept() const { return !items.empty(); }
-  std::size_t size() const { return swept() ? items.size() : 1; }
 };
 
-using Choice = std::array<const AxisItem*, kAxisCount>; ///< nullptr: base value
+using Choice = std::vector<std::size_t>; ///< an item index per axis
 
-std::string resolve(const std::string& sweep_path, const std::string& relative)
+std::string canonical_text(const YAML::Node& node)
 {
-  return (fs::path(sweep_path).parent_path() / relative).lexically_normal().string();
+  YAML::Emitter out;
+  out << YAML::Flow << node;
+  return out.c_str();
 }
 
-Axis read_axis(MappingReader& sweep, const AxisRule& rule, Diagnostics& diagnostics)
+/// Two items mean the same value: the same text, or scalars that are the same integer ("8", "08").
+bool same_value(const AxisItem& a, const AxisItem& b)
 {
-  Axis axis;
-  const std::string list_path = sweep.path_of(rule.key);
-  auto list = sweep.child(rule.key, Presence::Optional);
-  axis.given = list.has_value();
-  if (!list || !expect_sequence(*list, sweep.file(), list_path, diagnostics))
-    return axis;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    AxisItem item{"", (*list)[i], list_path + "/" + std::to_string(i)};
-    if (!item.node.IsScalar()) {
-      report(diagnostics, sweep.file(), item.node, item.path, "expected a single value, got a list or mapping");
-      continue;
-    }
-    item.text = item.node.Scalar();
-    bool ok = true;
-    switch (rule.kind) {
-      case ItemKind::Integer:
-        ok = YAML::convert<long long>::decode(item.node, item.integer) && item.integer >= rule.min_value &&
-             item.integer <= rule.max_value;
-        if (!ok)
-          report(diagnostics, sweep.file(), item.node, item.path,
-                 "expected an integer in [" + std::to_string(rule.min_value) + ", " + std::to_string(rule.max_value) +
-                     "], got '" + item.text + "'");
-        break;
-      case ItemKind::Path: {
-        const std::string resolved = resolve(sweep.file(), item.text);
-        std::error_code error; // a name too long for the file system is "does not exist", not an exception
-        ok = !item.text.empty() && fs::is_regular_file(resolved, error);
-        if (!ok)
-          report(diagnostics, sweep.file(), item.node, item.path,
-                 std::string(rule.key) + " file '" + resolved + "' does not exist");
-        break;
-      }
-      case ItemKind::Collective:
-        ok = model::parse_collective_algorithm(item.text).has_value();
-        if (!ok)
-          report(diagnostics, sweep.file(), item.node, item.path,
-                 "unknown collective algorithm '" + item.text + "' (known: " + model::known_collective_algorithms() +
-                     ")");
-        break;
-    }
-    if (!ok)
-      continue;
-    for (const auto& earlier : axis.items)
-      if (earlier.text == item.text || (rule.kind == ItemKind::Integer && earlier.integer == item.integer)) {
-        report(diagnostics, sweep.file(), item.node, item.path,
-               "duplicate value '" + item.text + "' (already at " + earlier.path + ")");
-        ok = false;
-        break;
-      }
-    if (ok)
+  if (a.canonical == b.canonical)
+    return true;
+  long long x = 0, y = 0;
+  return a.node.IsScalar() && b.node.IsScalar() && YAML::convert<long long>::decode(a.node, x) &&
+         YAML::convert<long long>::decode(b.node, y) && x == y;
+}
+
+/// The axis of `key`; a duplicate item is left out and added to `duplicates`.
+std::optional<Axis> read_axis(const YAML::Node& key, const YAML::Node& list, const std::string& file,
+                              std::vector<Diagnostic>& duplicates, Diagnostics& diagnostics)
+{
+  Axis axis{key.Scalar(), key, {}};
+  const std::string list_path = "/sweep/" + axis.key;
+  if (!expect_sequence(list, file, list_path, diagnostics))
+    return std::nullopt;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    AxisItem item{list[i], list_path + "/" + std::to_string(i), canonical_text(list[i])};
+    const auto earlier = std::find_if(axis.items.begin(), axis.items.end(),
+                                      [&](const AxisItem& e) { return same_value(e, item); });
+    if (earlier != axis.items.end()) // reported; the other items are still checked, point by point
+      duplicates.push_back({file, item.node.Mark().line + 1, item.node.Mark().column + 1, item.path,
+                            "duplicate value '" + item.canonical + "' (already at " + earlier->path + ")"});
+    else
       axis.items.push_back(std::move(item));
   }
   return axis;
 }
 
-/// The base scenario mapping with the chosen values put in place of (or in addition to) its own.
-/// Keys and values that are kept are the base document's nodes, so their locations survive.
-YAML::Node point_node(const YAML::Node& base, const Choice& choice)
+/// The sweep: mapping's axes in numbering order, and skip_invalid.
+std::vector<Axis> read_axes(const YAML::Node& sweep, const std::string& file, bool& skip_invalid,
+                            std::set<std::string>& given, std::vector<Diagnostic>& duplicates,
+                            Diagnostics& diagnostics)
 {
-  YAML::Node node(YAML::NodeType::Map);
-  for (auto it = base.begin(); it != base.end(); ++it) {
-    bool overridden = false;
-    for (std::size_t a = 0; a < kAxisCount; ++a)
-      overridden = overridden || (choice[a] != nullptr && it->first.IsScalar() && it->first.Scalar() == kAxes[a].key);
-    if (!overridden)
-      node.force_insert(it->first, it->second);
+  const std::set<std::string> known = scenario_keys();
+  std::vector<Axis> written;
+  for (auto it = sweep.begin(); it != sweep.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (key == "skip_invalid") {
+      MappingReader reader(sweep, file, "/sweep", diagnostics);
+      skip_invalid = reader.boolean("skip_invalid", Presence::Optional).value_or(false);
+      continue;
+    }
+    if (!known.contains(key) || key == "name") {
+      std::string list = "skip_invalid and any scenario key but name:";
+      for (const auto& k : known)
+        list += k == "name" ? "" : (list.back() == ':' ? " " : ", ") + k;
+      report(diagnostics, file, it->first, "/sweep/" + key,
+             key == "name" ? "the scenario name cannot be swept"
+                           : "unknown key '" + key + "' (known keys: " + list + ")");
+      continue;
+    }
+    given.insert(key);
+    if (auto axis = read_axis(it->first, it->second, file, duplicates, diagnostics))
+      written.push_back(std::move(*axis));
   }
-  for (std::size_t a = 0; a < kAxisCount; ++a)
-    if (choice[a] != nullptr)
-      node.force_insert(YAML::Node(kAxes[a].key), YAML::Node(choice[a]->text));
-  return node;
+  auto rank = [](const std::string& key) {
+    for (std::size_t i = 0; i < std::size(kLeadingAxes); ++i)
+      if (key == kLeadingAxes[i])
+        return static_cast<int>(i);
+    for (std::size_t i = 0; i < std::size(kTrailingAxes); ++i)
+      if (key == kTrailingAxes[i])
+        return 1000 + static_cast<int>(i);
+    return 100; // in the order written (stable sort)
+  };
+  // Sorted by index and copied, not sorted in place: assigning a YAML::Node rebinds the node it refers
+  // to, inside the document.
+  std::vector<std::size_t> order(written.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rank(written[a].key) < rank(written[b].key); });
+  std::vector<Axis> axes;
+  for (std::size_t i : order)
+    axes.push_back(written[i]);
+  return axes;
 }
 
 /// `text` with every line indented by two spaces.
@@ -155,200 +143,182 @@ std::string indented(const std::string& text)
   return out;
 }
 
-/// The base scenario's keys that no axis sweeps, as YAML lines under "scenario:". Written once: building
-/// a yaml-cpp node per point would merge every point's nodes into the document's memory (quadratic).
-std::string unswept_text(const YAML::Node& base, const std::array<Axis, kAxisCount>& axes)
+bool is_swept(const std::vector<Axis>& axes, const std::string& key)
 {
-  YAML::Node node(YAML::NodeType::Map);
-  for (auto it = base.begin(); it != base.end(); ++it) {
-    bool swept = false;
-    for (std::size_t a = 0; a < kAxisCount; ++a)
-      swept = swept || (axes[a].swept() && it->first.IsScalar() && it->first.Scalar() == kAxes[a].key);
-    if (!swept)
-      node.force_insert(it->first, it->second);
-  }
-  if (node.size() == 0)
-    return "";
-  YAML::Emitter out;
-  out << node;
-  return indented(out.c_str());
+  return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.key == key; });
 }
 
-/// The equivalent single-scenario file of a point: the unswept keys, then the point's values.
-std::string point_text(const std::string& unswept, const Choice& choice, std::int64_t index,
-                       const std::string& sweep_id, const std::string& path)
-{
-  std::string text = "# point " + std::to_string(index) + " of sweep " + sweep_id + " (" + path +
-                     "); paths are relative to that file\nscenario:\n" + unswept;
-  for (std::size_t a = 0; a < kAxisCount; ++a)
-    if (choice[a] != nullptr) {
-      YAML::Emitter pair;
-      pair << YAML::BeginMap << YAML::Key << kAxes[a].key << YAML::Value << choice[a]->text << YAML::EndMap;
-      text += indented(pair.c_str());
-    }
-  return text;
-}
-
-std::string describe_choice(const Choice& choice)
-{
-  std::string text;
-  for (std::size_t a = 0; a < kAxisCount; ++a)
-    if (choice[a] != nullptr)
-      text += (text.empty() ? "" : ", ") + std::string(kAxes[a].key) + "=" + choice[a]->text;
-  return text;
-}
-
-struct CombinationProblem {
-  model::SkipReason reason;
-  std::string message;
-};
-
-/// The combination checks of read_scenario (see ScenarioReader.cpp check_consistency), on the model,
-/// for points that share an already-read platform and workload.
-std::optional<CombinationProblem> check_combination(const model::Scenario& s, const model::Platform& platform)
-{
-  if (s.gpus > platform.gpu_count())
-    return CombinationProblem{model::SkipReason::GpuCount, "the scenario asks for " + std::to_string(s.gpus) +
-                                                               " GPUs but platform '" + platform.name + "' has " +
-                                                               std::to_string(platform.gpu_count())};
-  const int model_parallel = s.tensor_parallel * s.context_parallel;
-  if (s.gpus % model_parallel != 0)
-    return CombinationProblem{model::SkipReason::GpuCount,
-                              std::to_string(s.gpus) + " GPUs do not divide into groups of tp x cp = " +
-                                  std::to_string(s.tensor_parallel) + " x " + std::to_string(s.context_parallel)};
-  const long long replicas = s.gpus / model_parallel;
-  if (s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * replicas) != 0)
-    return CombinationProblem{model::SkipReason::BatchSize,
-                              "global batch size " + std::to_string(s.global_batch_size) +
-                                  " is not a multiple of micro_batch_size x data-parallel replicas = " +
-                                  std::to_string(s.micro_batch_size) + " x " + std::to_string(replicas)};
-  return std::nullopt;
-}
-
-/// If read_scenario refused a point only because its swept values do not fit together, the problem;
-/// nullopt if anything else is wrong (an error of the base scenario or of a file it names).
-std::optional<CombinationProblem> combination_problem(const std::vector<Diagnostic>& diagnostics, const Choice& choice)
-{
-  std::optional<CombinationProblem> problem;
-  for (const auto& d : diagnostics) {
-    const bool gpus_swept = choice[kGpus] != nullptr || choice[kPlatform] != nullptr;
-    const bool batch_swept = gpus_swept || choice[kGlobalBatch] != nullptr || choice[kMicroBatch] != nullptr;
-    if (d.path == "/scenario/gpus" && gpus_swept)
-      problem = CombinationProblem{model::SkipReason::GpuCount, d.message};
-    else if (d.path == "/scenario/global_batch_size" && batch_swept && !problem)
-      problem = CombinationProblem{model::SkipReason::BatchSize, d.message};
-    else if (d.path != "/scenario/global_batch_size" || !batch_swept)
-      return std::nullopt;
-  }
-  return problem;
-}
-
-/// Where to point at when a combination does not fit: the list item most responsible for it.
-std::pair<YAML::Node, std::string> culprit(const Choice& choice, model::SkipReason reason, const YAML::Node& scenario)
-{
-  const std::vector<AxisIndex> order = reason == model::SkipReason::GpuCount
-                                          ? std::vector<AxisIndex>{kGpus, kPlatform}
-                                          : std::vector<AxisIndex>{kGlobalBatch, kMicroBatch, kGpus};
-  for (AxisIndex a : order)
-    if (choice[a] != nullptr)
-      return {choice[a]->node, choice[a]->path};
-  const char* key = reason == model::SkipReason::GpuCount ? "gpus" : "global_batch_size";
-  const YAML::Node& base = scenario;
-  return {base[key].IsDefined() ? base[key] : scenario, std::string("/scenario/") + key};
-}
-
-model::Scenario with_choice(model::Scenario s, const Choice& choice)
-{
-  if (choice[kZeroStage] != nullptr)
-    s.zero_stage = static_cast<int>(choice[kZeroStage]->integer);
-  if (choice[kCollective] != nullptr)
-    s.collective = *model::parse_collective_algorithm(choice[kCollective]->text);
-  if (choice[kGlobalBatch] != nullptr)
-    s.global_batch_size = static_cast<int>(choice[kGlobalBatch]->integer);
-  if (choice[kMicroBatch] != nullptr)
-    s.micro_batch_size = static_cast<int>(choice[kMicroBatch]->integer);
-  if (choice[kGpus] != nullptr)
-    s.gpus = static_cast<int>(choice[kGpus]->integer);
-  return s;
-}
-
-/// Expands the product, reading each platform and workload pair once.
+/// Expands the product point by point. Every point is read and resolved by read_scenario_point, the
+/// reader `gpuscale run` uses, from the base scenario with the point's values in place: a point is
+/// exactly the scenario run alone. The files the points name are read once (ScenarioInputCache).
 class SweepExpander {
 public:
-  SweepExpander(model::SweepSpec& spec, const std::array<Axis, kAxisCount>& axes, const YAML::Node& scenario,
-                Diagnostics& diagnostics)
-      : spec_(spec), axes_(axes), scenario_(scenario), diagnostics_(diagnostics),
-        unswept_text_(unswept_text(scenario, axes))
+  SweepExpander(model::SweepSpec& spec, std::vector<Axis> axes, const YAML::Node& scenario, Diagnostics& diagnostics)
+      : spec_(spec), axes_(std::move(axes)), scenario_(scenario), diagnostics_(diagnostics),
+        unswept_text_(unswept_text()), point_(YAML::NodeType::Map)
   {
+    for (auto it = scenario_.begin(); it != scenario_.end(); ++it)
+      if (!(it->first.IsScalar() && is_swept(axes_, it->first.Scalar())))
+        point_.force_insert(it->first, it->second);
   }
 
   void expand()
   {
-    const std::int64_t per_pair = spec_.points_total / static_cast<std::int64_t>(axes_[kPlatform].size() *
-                                                                                   axes_[kWorkload].size());
-    for (std::size_t p = 0; p < axes_[kPlatform].size(); ++p)
-      for (std::size_t w = 0; w < axes_[kWorkload].size(); ++w)
-        expand_pair(p, w, static_cast<std::int64_t>(p * axes_[kWorkload].size() + w) * per_pair, per_pair);
+    for (std::int64_t index = 0; index < spec_.points_total; ++index) {
+      expand_point(index);
+      if (reported_.size() >= kMaxReportedPointErrors) {
+        diagnostics_.add({spec_.path, 0, 0, "/sweep", "... stopped after " + std::to_string(reported_.size()) +
+                                                          " errors in the sweep's points"});
+        return;
+      }
+    }
     report_invalid();
   }
 
 private:
-  /// The choice for the `offset`-th point of a pair (the five inner axes in mixed radix).
-  Choice choice_of(std::size_t p, std::size_t w, std::int64_t offset) const
+  Choice choice_of(std::int64_t index) const
   {
-    Choice choice{};
-    choice[kPlatform] = axes_[kPlatform].swept() ? &axes_[kPlatform].items[p] : nullptr;
-    choice[kWorkload] = axes_[kWorkload].swept() ? &axes_[kWorkload].items[w] : nullptr;
-    for (int a = kAxisCount - 1; a >= kZeroStage; --a) {
-      const auto size = static_cast<std::int64_t>(axes_[a].size());
-      choice[a] = axes_[a].swept() ? &axes_[a].items[static_cast<std::size_t>(offset % size)] : nullptr;
-      offset /= size;
+    Choice choice(axes_.size(), 0);
+    for (std::size_t a = axes_.size(); a-- > 0;) {
+      const auto size = static_cast<std::int64_t>(axes_[a].items.size());
+      choice[a] = static_cast<std::size_t>(index % size);
+      index /= size;
     }
     return choice;
   }
 
-  void expand_pair(std::size_t p, std::size_t w, std::int64_t first_index, std::int64_t count)
+  /// The base scenario mapping with the chosen values in place of (or in addition to) its own. Kept
+  /// keys and values are the base document's nodes, chosen ones the sweep's, so every location
+  /// survives. One node serves every point, its swept values replaced: a new yaml-cpp node per point
+  /// would merge the document's memory into each (quadratic in the points).
+  const YAML::Node& point_node(const Choice& choice)
   {
-    std::optional<model::ResolvedScenario> base;
-    std::int64_t offset = 0;
-    // Read the pair with its first point that fits; points before it were refused by read_scenario itself.
-    for (; offset < count && !base; ++offset) {
-      const Choice choice = choice_of(p, w, offset);
-      Diagnostics local;
-      try {
-        base = read_scenario_mapping(point_node(scenario_, choice), spec_.path, local);
-        shared_ = std::make_shared<const model::ResolvedScenario>(*base);
-        add_point(first_index + offset, base->scenario, choice);
-      } catch (const ConfigError& e) {
-        auto problem = combination_problem(e.diagnostics(), choice);
-        if (!problem) {
-          for (const auto& d : e.diagnostics())
-            add_unique(d);
-          return;
-        }
-        invalid_.push_back({first_index + offset, choice, std::move(*problem)});
-      }
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      point_.remove(axes_[a].key);
+      point_.force_insert(axes_[a].key_node, axes_[a].items[choice[a]].node);
     }
-    if (!base)
-      return;
-    for (; offset < count; ++offset) {
-      const Choice choice = choice_of(p, w, offset);
-      const model::Scenario scenario = with_choice(base->scenario, choice);
-      if (auto problem = check_combination(scenario, shared_->platform))
-        invalid_.push_back({first_index + offset, choice, std::move(*problem)});
-      else
-        add_point(first_index + offset, scenario, choice);
-    }
+    return point_;
   }
 
-  void add_point(std::int64_t index, const model::Scenario& scenario, const Choice& choice)
+  /// The base scenario's keys that no axis sweeps, as YAML lines under "scenario:". Written once:
+  /// building a yaml-cpp node per point would merge every point's nodes into the document's memory.
+  std::string unswept_text() const
+  {
+    YAML::Node node(YAML::NodeType::Map);
+    for (auto it = scenario_.begin(); it != scenario_.end(); ++it)
+      if (!(it->first.IsScalar() && is_swept(axes_, it->first.Scalar())))
+        node.force_insert(it->first, it->second);
+    if (node.size() == 0)
+      return "";
+    YAML::Emitter out;
+    out << node;
+    return indented(out.c_str());
+  }
+
+  /// The equivalent single-scenario file of a point: the unswept keys, then the point's values.
+  std::string point_text(const Choice& choice, std::int64_t index) const
+  {
+    std::string text = "# point " + std::to_string(index) + " of sweep " + spec_.sweep_id + " (" + spec_.path +
+                       "); paths are relative to that file\nscenario:\n" + unswept_text_;
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      YAML::Emitter pair;
+      pair << YAML::BeginMap << YAML::Key << axes_[a].key << YAML::Value << axes_[a].items[choice[a]].node
+           << YAML::EndMap;
+      text += indented(pair.c_str());
+    }
+    return text;
+  }
+
+  std::string describe(const Choice& choice) const
+  {
+    std::string text;
+    for (std::size_t a = 0; a < axes_.size(); ++a)
+      text += (text.empty() ? "" : ", ") + axes_[a].key + "=" + axes_[a].items[choice[a]].canonical;
+    return text;
+  }
+
+  /// The axis whose chosen item a diagnostic of the point's scenario is about, if any.
+  std::optional<std::size_t> axis_of(const std::string& path) const
+  {
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      const std::string prefix = "/scenario/" + axes_[a].key;
+      if (path == prefix || path.rfind(prefix + "/", 0) == 0)
+        return a;
+    }
+    return std::nullopt;
+  }
+
+  /// A diagnostic of the point's scenario, said of the sweep item it is about (/sweep/gpus/1).
+  Diagnostic in_sweep_terms(Diagnostic d, const Choice& choice) const
+  {
+    if (d.file != spec_.path)
+      return d;
+    if (auto a = axis_of(d.path)) {
+      const std::string prefix = "/scenario/" + axes_[*a].key;
+      const YAML::Mark key = axes_[*a].key_node.Mark();
+      const bool about_key = d.line == key.line + 1 && d.column == key.column + 1; // e.g. an unknown key
+      d.path = about_key ? "/sweep/" + axes_[*a].key : axes_[*a].items[choice[*a]].path + d.path.substr(prefix.size());
+    }
+    return d;
+  }
+
+  /// The swept key most responsible for `conflict`, if any of its keys is swept.
+  std::optional<std::size_t> culprit(const model::ScenarioConflict& conflict) const
+  {
+    for (const auto& key : conflict.keys)
+      for (std::size_t a = 0; a < axes_.size(); ++a)
+        if (axes_[a].key == key)
+          return a;
+    return std::nullopt;
+  }
+
+  void expand_point(std::int64_t index)
+  {
+    const Choice choice = choice_of(index);
+    Diagnostics local;
+    ScenarioReading reading = read_scenario_point(point_node(choice), spec_.path, local, inputs_);
+    if (local.empty()) {
+      add_point(index, choice, std::move(reading));
+      return;
+    }
+    // A point refused only because its swept values do not fit together is a combination to skip
+    // or report; anything else (a bad value, a bad file, a base scenario that cannot run) is an error.
+    const auto& conflicts = reading.resolution.conflicts;
+    const bool only_conflicts = local.size() == conflicts.size();
+    const bool all_swept = std::all_of(conflicts.begin(), conflicts.end(),
+                                       [&](const auto& c) { return culprit(c).has_value(); });
+    if (only_conflicts && all_swept) {
+      invalid_.push_back({index, choice, conflicts.front()});
+      return;
+    }
+    for (const auto& d : local.all())
+      add_unique(in_sweep_terms(d, choice));
+  }
+
+  void add_point(std::int64_t index, const Choice& choice, ScenarioReading reading)
   {
     model::SweepPoint point;
     point.index = index;
-    point.scenario = scenario;
-    point.shared = shared_;
-    point.scenario_text = point_text(unswept_text_, choice, index, spec_.sweep_id, spec_.path);
+    point.scenario = std::move(reading.scenario);
+    point.platform_file = std::move(reading.platform);
+    point.workload_file = std::move(reading.workload);
+    point.convergence = shared_convergence(reading.convergence_table.get(), std::move(reading.resolution.convergence));
+    point.host_input = std::move(reading.resolution.host_input);
+    point.scenario_text = point_text(choice, index);
     spec_.points.push_back(std::move(point));
+  }
+
+  /// One copy of each calibrated convergence table (a table as read, with one per-run overhead),
+  /// shared by the points that use it.
+  std::shared_ptr<const model::ConvergenceTable> shared_convergence(const model::ConvergenceTable* read,
+                                                                    std::optional<model::ConvergenceTable> table)
+  {
+    if (!table)
+      return nullptr;
+    auto& shared = convergence_[{read, table->run_start_overhead_s}];
+    if (!shared)
+      shared = std::make_shared<const model::ConvergenceTable>(std::move(*table));
+    return shared;
   }
 
   void add_unique(const Diagnostic& d)
@@ -357,19 +327,29 @@ private:
       diagnostics_.add(d);
   }
 
+  static model::SkipReason reason_of(const model::ScenarioConflict& conflict)
+  {
+    switch (conflict.kind) {
+      case model::ScenarioConflict::Kind::GpuCount: return model::SkipReason::GpuCount;
+      case model::ScenarioConflict::Kind::BatchSize: return model::SkipReason::BatchSize;
+      case model::ScenarioConflict::Kind::Layout: return model::SkipReason::Layout;
+    }
+    return model::SkipReason::Layout;
+  }
+
   void report_invalid()
   {
     if (spec_.skip_invalid) {
-      for (auto& combination : invalid_)
-        spec_.skipped.push_back({combination.index, combination.problem.reason, combination.problem.message});
+      for (const auto& combination : invalid_)
+        spec_.skipped.push_back({combination.index, reason_of(combination.conflict), combination.conflict.message});
       return;
     }
     for (std::size_t i = 0; i < invalid_.size() && i < kMaxReportedCombinations; ++i) {
       const auto& combination = invalid_[i];
-      const auto [node, path] = culprit(combination.choice, combination.problem.reason, scenario_);
-      report(diagnostics_, spec_.path, node, path,
-             "point " + std::to_string(combination.index) + " (" + describe_choice(combination.choice) +
-                 "): " + combination.problem.message + "; add 'skip_invalid: true' under sweep: to skip such points");
+      const auto& item = axes_[*culprit(combination.conflict)].items[combination.choice[*culprit(combination.conflict)]];
+      report(diagnostics_, spec_.path, item.node, item.path,
+             "point " + std::to_string(combination.index) + " (" + describe(combination.choice) +
+                 "): " + combination.conflict.message + "; add 'skip_invalid: true' under sweep: to skip such points");
     }
     if (invalid_.size() > kMaxReportedCombinations)
       diagnostics_.add({spec_.path, 0, 0, "/sweep",
@@ -380,15 +360,18 @@ private:
   struct InvalidCombination {
     std::int64_t index;
     Choice choice;
-    CombinationProblem problem;
+    model::ScenarioConflict conflict;
   };
 
   model::SweepSpec& spec_;
-  const std::array<Axis, kAxisCount>& axes_;
+  std::vector<Axis> axes_;
   const YAML::Node& scenario_;
   Diagnostics& diagnostics_;
   std::string unswept_text_;
-  std::shared_ptr<const model::ResolvedScenario> shared_; ///< of the pair being expanded
+  YAML::Node point_; ///< see point_node
+  ScenarioInputCache inputs_;
+  std::map<std::pair<const model::ConvergenceTable*, double>, std::shared_ptr<const model::ConvergenceTable>>
+      convergence_;
   std::vector<InvalidCombination> invalid_;
   std::set<std::string> reported_;
 };
@@ -415,27 +398,26 @@ model::SweepSpec read_sweep(const std::string& path)
   if (!scenario_node || !sweep_node)
     diagnostics.throw_if_any();
 
-  MappingReader sweep(*sweep_node, path, "/sweep", diagnostics);
-  std::array<Axis, kAxisCount> axes;
-  for (std::size_t a = 0; a < kAxisCount; ++a)
-    axes[a] = read_axis(sweep, kAxes[a], diagnostics);
-  spec.skip_invalid = sweep.boolean("skip_invalid", Presence::Optional).value_or(false);
-  sweep.finish();
+  std::vector<Axis> axes;
+  std::set<std::string> given;        // swept keys, their lists good or bad
+  std::vector<Diagnostic> duplicates; // reported after the points' own errors
+  if (MappingReader sweep(*sweep_node, path, "/sweep", diagnostics); sweep.valid())
+    axes = read_axes(*sweep_node, path, spec.skip_invalid, given, duplicates, diagnostics);
 
   MappingReader scenario(*scenario_node, path, "/scenario", diagnostics);
   if (scenario.valid()) {
     spec.name = scenario.has("name") && scenario.node()["name"].IsScalar() ? scenario.node()["name"].Scalar() : "";
-    for (std::size_t a = 0; a < kAxisCount; ++a)
-      if (kAxes[a].required_in_scenario && !axes[a].given && !scenario.has(kAxes[a].key))
-        report(diagnostics, path, *scenario_node, scenario.path_of(kAxes[a].key),
-               std::string("missing required key '") + kAxes[a].key + "' (give it here, or a list of values under /sweep/" +
-                   kAxes[a].key + ")");
+    for (const char* key : kRequiredKeys)
+      if (!given.contains(key) && !scenario.has(key))
+        report(diagnostics, path, *scenario_node, scenario.path_of(key),
+               std::string("missing required key '") + key + "' (give it here, or a list of values under /sweep/" +
+                   key + ")");
   }
   long double total = 1;
-  for (std::size_t a = 0; a < kAxisCount; ++a) {
-    total *= static_cast<long double>(axes[a].size());
-    if (axes[a].size() > 1)
-      spec.axes.push_back(kAxes[a].key);
+  for (const auto& axis : axes) {
+    total *= static_cast<long double>(axis.items.size());
+    if (axis.items.size() > 1)
+      spec.axes.push_back(axis.key);
   }
   if (total > kMaxSweepPoints)
     report(diagnostics, path, *sweep_node, "/sweep",
@@ -445,7 +427,9 @@ model::SweepSpec read_sweep(const std::string& path)
   diagnostics.throw_if_any();
 
   spec.points_total = static_cast<std::int64_t>(total);
-  SweepExpander(spec, axes, *scenario_node, diagnostics).expand();
+  SweepExpander(spec, std::move(axes), *scenario_node, diagnostics).expand();
+  for (auto& d : duplicates)
+    diagnostics.add(std::move(d));
   if (diagnostics.empty() && spec.points.empty())
     report(diagnostics, path, *sweep_node, "/sweep",
            "every one of the " + std::to_string(spec.points_total) + " points was skipped (" +

@@ -1,5 +1,6 @@
 #include "sim/model/Platform.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gpuscale::model {
@@ -48,6 +49,21 @@ int Platform::node_count() const
   for (const auto& group : node_groups)
     nodes += group.count;
   return nodes;
+}
+
+std::vector<NodeGroupUse> Platform::groups_used(int gpus) const
+{
+  std::vector<NodeGroupUse> used;
+  long long remaining = gpus;
+  for (std::size_t g = 0; g < node_groups.size() && remaining > 0; ++g) {
+    const int per_node = node_type_of_group(g).gpus_per_node;
+    if (per_node <= 0)
+      continue;
+    const long long here = std::min<long long>(remaining, static_cast<long long>(node_groups[g].count) * per_node);
+    used.push_back({g, static_cast<int>((here + per_node - 1) / per_node), static_cast<int>(here)});
+    remaining -= here;
+  }
+  return used;
 }
 
 int Platform::gpu_count() const

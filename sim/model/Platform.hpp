@@ -76,6 +76,13 @@ struct NodeGroup {
   int count = 0;
 };
 
+/// The part of one node group a run uses.
+struct NodeGroupUse {
+  std::size_t group = 0; ///< index into Platform::node_groups
+  int nodes = 0;         ///< nodes of the group the run touches (the last one may be partly used)
+  int gpus = 0;          ///< GPUs of the group the run uses
+};
+
 /// A whole platform file, with the catalog entries it imported.
 struct Platform {
   std::string name;
@@ -89,6 +96,10 @@ struct Platform {
   int gpu_count() const;
   const NodeType& node_type_of_group(std::size_t group) const;
   const GpuType& gpu_type_of(const NodeType& node_type) const;
+  /// A run of `gpus` GPUs uses the platform's first `gpus` GPUs in node-group order (whole nodes
+  /// first, the last node possibly in part): the groups it touches, in order. Ranks are numbered in
+  /// the same order. Fewer GPUs than asked when the platform has fewer.
+  std::vector<NodeGroupUse> groups_used(int gpus) const;
 };
 
 } // namespace gpuscale::model

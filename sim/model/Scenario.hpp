@@ -39,6 +39,16 @@ struct Efficiency {
   double step_overhead_s = 0;
 };
 
+/// One entry of a scenario's `batch_allocation:` as written: `gpus` GPUs (all that remain when
+/// absent) of accelerator type `accelerator` each run `accumulation_steps` micro-batches of
+/// `micro_batch_size` per optimizer step. Resolution expands the entries to one share per rank.
+struct BatchAllocation {
+  std::string accelerator;
+  std::optional<long long> gpus;
+  long long micro_batch_size = 0;
+  long long accumulation_steps = 0;
+};
+
 /// One GPU's share of the global batch: micro-batch size and micro-batches per optimizer step.
 struct BatchShare {
   int micro_batch = 0;
@@ -66,11 +76,16 @@ struct Scenario {
   double zero3_prefetch_params = 5e7;
   bool activation_checkpointing = false;
   Efficiency efficiency;
+  /// The scenario states its efficiencies (`efficiency:`); otherwise resolution applies the
+  /// calibration's for the hardware the run uses.
+  bool efficiency_given = false;
   SimgridNetworkConfig simgrid;
   std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists
   std::string input_pipeline;   ///< host data pipeline; "": the first listed for the benchmark
 
-  /// Heterogeneity-aware allocation (as Poplar): each GPU rank's own share; empty = every GPU runs
+  /// Heterogeneity-aware allocation (as Poplar), as written; empty: every GPU runs the same share.
+  std::vector<BatchAllocation> batch_allocation;
+  /// Derived by resolution from batch_allocation: each GPU rank's own share; empty = every GPU runs
   /// micro_batch_size x gradient_accumulation_steps(). The shares add up to the global batch.
   std::vector<BatchShare> batch_per_rank;
 

@@ -9,6 +9,7 @@ std::string to_string(SkipReason reason)
   switch (reason) {
     case SkipReason::GpuCount: return "GPU count does not fit the platform";
     case SkipReason::BatchSize: return "batch sizes do not divide";
+    case SkipReason::Layout: return "the values do not fit together";
   }
   return "?";
 }

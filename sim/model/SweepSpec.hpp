@@ -21,6 +21,7 @@ namespace gpuscale::model {
 enum class SkipReason {
   GpuCount,  ///< more GPUs than the platform has, or not a multiple of the model-parallel group
   BatchSize, ///< global batch not a multiple of micro-batch x data-parallel replicas
+  Layout,    ///< any other combination that does not fit (tp across nodes, a precision, an allocation)
 };
 std::string to_string(SkipReason reason);
 
@@ -30,21 +31,29 @@ struct SkippedPoint {
   std::string detail; ///< the check's message, with the numbers involved
 };
 
-/// One runnable point. Points of the same platform and workload share what was read for them
-/// (platform, workload, convergence table, host input costs); each has its own scenario fields.
+/// One runnable point: the scenario the point's values make, resolved exactly as `gpuscale run`
+/// resolves the same scenario written as a file. Points share the files they name.
 struct SweepPoint {
   std::int64_t index = 0;
-  Scenario scenario;
-  std::shared_ptr<const ResolvedScenario> shared; ///< the pair's files; its `scenario` is not this point's
+  Scenario scenario; ///< resolved (batch shares, efficiencies)
+  std::shared_ptr<const Platform> platform_file;
+  std::shared_ptr<const WorkloadTrace> workload_file;
+  std::shared_ptr<const ConvergenceTable> convergence; ///< with the calibrated per-run overhead; nullptr: none
+  std::optional<HostInputCost> host_input;
   std::string scenario_text; ///< YAML of the equivalent single scenario (paths relative to the sweep file)
 
-  const Platform& platform() const { return shared->platform; }
-  const WorkloadTrace& workload() const { return shared->workload; }
+  const Platform& platform() const { return *platform_file; }
+  const WorkloadTrace& workload() const { return *workload_file; }
   /// Everything a simulation of this point needs.
   ResolvedScenario resolve() const
   {
-    ResolvedScenario resolved = *shared;
+    ResolvedScenario resolved;
     resolved.scenario = scenario;
+    resolved.platform = *platform_file;
+    resolved.workload = *workload_file;
+    if (convergence)
+      resolved.convergence = *convergence;
+    resolved.host_input = host_input;
     return resolved;
   }
 };

@@ -1,0 +1,231 @@
+#include "sim/model/ScenarioResolution.hpp"
+
+#include <string>
+
+namespace gpuscale::model {
+namespace {
+
+using Kind = ScenarioConflict::Kind;
+
+class ConflictList {
+public:
+  void add(Kind kind, std::string field, std::string message, std::vector<std::string> keys)
+  {
+    conflicts_.push_back({kind, std::move(field), std::move(message), std::move(keys)});
+  }
+  bool empty() const { return conflicts_.empty(); }
+  std::vector<ScenarioConflict> take() { return std::move(conflicts_); }
+
+private:
+  std::vector<ScenarioConflict> conflicts_;
+};
+
+/// GPU count against the platform and the model-parallel group; false when the layout cannot be
+/// derived (the later checks would only repeat the problem).
+bool check_gpu_count(const Scenario& s, const Platform& platform, ConflictList& conflicts)
+{
+  const int available = platform.gpu_count();
+  if (s.gpus > available)
+    conflicts.add(Kind::GpuCount, "gpus",
+                  "the scenario asks for " + std::to_string(s.gpus) + " GPUs but platform '" + platform.name +
+                      "' has " + std::to_string(available),
+                  {"gpus", "platform"});
+  const int model_parallel = s.tensor_parallel * s.context_parallel;
+  if (s.gpus > 0 && s.gpus % model_parallel != 0) {
+    conflicts.add(Kind::GpuCount, "gpus",
+                  std::to_string(s.gpus) + " GPUs do not divide into groups of tp x cp = " +
+                      std::to_string(s.tensor_parallel) + " x " + std::to_string(s.context_parallel),
+                  {"gpus", "tp", "cp"});
+    return false;
+  }
+  return true;
+}
+
+void check_layout(const Scenario& s, const Platform& platform, ConflictList& conflicts)
+{
+  for (std::size_t g = 0; g < platform.node_groups.size(); ++g) {
+    const int per_node = platform.node_type_of_group(g).gpus_per_node;
+    if (per_node % s.tensor_parallel != 0) {
+      conflicts.add(Kind::Layout, "tp",
+                    "tensor parallelism stays inside a node: tp = " + std::to_string(s.tensor_parallel) +
+                        " does not divide the " + std::to_string(per_node) + " GPUs of node type '" +
+                        platform.node_groups[g].node_type + "'",
+                    {"tp", "platform"});
+      break;
+    }
+  }
+}
+
+void check_uniform_batch(const Scenario& s, ConflictList& conflicts)
+{
+  const long long replicas = s.gpus / (s.tensor_parallel * s.context_parallel);
+  if (s.micro_batch_size > 0 && s.gpus > 0 && s.global_batch_size > 0 &&
+      s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * replicas) != 0)
+    conflicts.add(Kind::BatchSize, "global_batch_size",
+                  "global batch size " + std::to_string(s.global_batch_size) +
+                      " is not a multiple of micro_batch_size x data-parallel replicas = " +
+                      std::to_string(s.micro_batch_size) + " x " + std::to_string(replicas),
+                  {"global_batch_size", "micro_batch_size", "gpus", "tp", "cp", "platform"});
+}
+
+void check_precision(const Scenario& s, const Platform& platform, const WorkloadTrace& workload,
+                     ConflictList& conflicts)
+{
+  const Precision precision = s.precision.value_or(workload.precision);
+  for (const auto& [name, gpu] : platform.gpu_types) {
+    bool used = false;
+    for (std::size_t g = 0; g < platform.node_groups.size(); ++g)
+      used = used || platform.node_type_of_group(g).gpu_type == name;
+    if (used && !gpu.peak_for(precision))
+      conflicts.add(Kind::Layout, "precision",
+                    "accelerator '" + name + "' has no peak rate for " + to_string(precision),
+                    {"precision", "platform", "workload"});
+  }
+}
+
+/// The accelerator type of each rank the run uses, in rank order.
+std::vector<std::string> accelerator_of_ranks(const Platform& platform, int gpus)
+{
+  std::vector<std::string> types;
+  for (const auto& use : platform.groups_used(gpus))
+    types.insert(types.end(), static_cast<std::size_t>(use.gpus), platform.node_type_of_group(use.group).gpu_type);
+  return types;
+}
+
+/// Expands `batch_allocation` to one share per rank: each entry takes the first unassigned GPUs of
+/// its accelerator type, in rank order. Every GPU must be covered and the shares must add up to the
+/// global batch.
+void expand_batch_allocation(Scenario& s, const Platform& platform, ConflictList& conflicts)
+{
+  const std::vector<std::string> type_of_rank = accelerator_of_ranks(platform, s.gpus);
+  const std::vector<std::string> keys{"batch_allocation", "gpus", "platform", "global_batch_size"};
+  std::vector<BatchShare> shares(type_of_rank.size());
+  std::vector<bool> assigned(type_of_rank.size(), false);
+  bool entries_fit = true;
+  for (std::size_t i = 0; i < s.batch_allocation.size(); ++i) {
+    const BatchAllocation& entry = s.batch_allocation[i];
+    const std::string field = "batch_allocation/" + std::to_string(i) + "/";
+    const long long wanted = entry.gpus.value_or(static_cast<long long>(type_of_rank.size()));
+    long long given = 0;
+    for (std::size_t r = 0; r < type_of_rank.size() && given < wanted; ++r)
+      if (type_of_rank[r] == entry.accelerator && !assigned[r]) {
+        shares[r] = {static_cast<int>(entry.micro_batch_size), static_cast<int>(entry.accumulation_steps)};
+        assigned[r] = true;
+        ++given;
+      }
+    if (given == 0) {
+      conflicts.add(Kind::Layout, field + "accelerator",
+                    "no unassigned GPU of type '" + entry.accelerator + "' among the " + std::to_string(s.gpus) +
+                        " GPUs of the run",
+                    keys);
+      entries_fit = false;
+    } else if (entry.gpus && given < *entry.gpus) {
+      conflicts.add(Kind::Layout, field + "gpus",
+                    "only " + std::to_string(given) + " unassigned GPUs of type '" + entry.accelerator + "' remain",
+                    keys);
+      entries_fit = false;
+    }
+  }
+  if (!entries_fit)
+    return;
+  long long total = 0;
+  for (std::size_t r = 0; r < shares.size(); ++r) {
+    if (!assigned[r]) {
+      conflicts.add(Kind::Layout, "batch_allocation",
+                    "GPU " + std::to_string(r) + " (" + type_of_rank[r] + ") has no allocation", keys);
+      return;
+    }
+    total += static_cast<long long>(shares[r].micro_batch) * shares[r].accumulation;
+  }
+  if (total != s.global_batch_size)
+    conflicts.add(Kind::BatchSize, "batch_allocation",
+                  "the allocations add up to " + std::to_string(total) + " samples per step, the global batch size is " +
+                      std::to_string(s.global_batch_size),
+                  keys);
+  if (s.tensor_parallel * s.context_parallel != 1)
+    conflicts.add(Kind::Layout, "batch_allocation", "uneven batch allocation needs pure data parallelism (tp = cp = 1)",
+                  {"batch_allocation", "tp", "cp"});
+  if (s.zero_stage >= 2)
+    for (const auto& share : shares)
+      if (share.accumulation != shares.front().accumulation) {
+        conflicts.add(Kind::Layout, "batch_allocation",
+                      "ZeRO-" + std::to_string(s.zero_stage) +
+                          " communicates on every micro-batch: all GPUs need the same accumulation_steps",
+                      {"batch_allocation", "zero_stage"});
+        break;
+      }
+  s.batch_per_rank = std::move(shares);
+}
+
+std::optional<HostInputCost> choose_host_pipeline(const Scenario& s, const ScenarioInputs& inputs,
+                                                  ConflictList& conflicts)
+{
+  const std::string& benchmark = inputs.workload->benchmark;
+  if (inputs.host_costs == nullptr) {
+    if (!s.input_pipeline.empty())
+      conflicts.add(Kind::Layout, "input_pipeline",
+                    "no host pipeline table next to the workload (" + inputs.host_costs_path + ")",
+                    {"input_pipeline", "workload"});
+    return std::nullopt;
+  }
+  if (const auto* cost = find_host_input_cost(*inputs.host_costs, benchmark, s.input_pipeline))
+    return *cost;
+  if (!s.input_pipeline.empty())
+    conflicts.add(Kind::Layout, "input_pipeline",
+                  "no host pipeline '" + s.input_pipeline + "' for benchmark '" + benchmark + "' in " +
+                      inputs.host_costs_path,
+                  {"input_pipeline", "workload"});
+  return std::nullopt;
+}
+
+} // namespace
+
+Efficiency calibrated_efficiency(const Calibration& calibration, const Platform& platform,
+                                 const WorkloadTrace& workload, int gpus)
+{
+  const auto used = platform.groups_used(gpus);
+  if (used.empty())
+    return Efficiency{};
+  const auto& gpu = platform.gpu_type_of(platform.node_type_of_group(used.front().group));
+  return calibration.efficiency_for(workload.benchmark, gpu.generation, fabric_class_of(platform, gpus));
+}
+
+ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
+{
+  ConflictList conflicts;
+  const Platform& platform = *inputs.platform;
+  const WorkloadTrace& workload = *inputs.workload;
+  s.batch_per_rank.clear();
+  if (check_gpu_count(s, platform, conflicts)) {
+    check_layout(s, platform, conflicts);
+    check_precision(s, platform, workload, conflicts);
+    if (s.batch_allocation.empty())
+      check_uniform_batch(s, conflicts);
+    else if (conflicts.empty())
+      expand_batch_allocation(s, platform, conflicts);
+  }
+  ScenarioResolution resolution;
+  resolution.host_input = choose_host_pipeline(s, inputs, conflicts);
+  if (inputs.convergence != nullptr)
+    resolution.convergence = *inputs.convergence;
+  if (inputs.calibration != nullptr && !s.efficiency_given && !platform.node_groups.empty()) {
+    s.efficiency = calibrated_efficiency(*inputs.calibration, platform, workload, s.gpus);
+    if (resolution.convergence && inputs.add_calibrated_run_overhead)
+      resolution.convergence->run_start_overhead_s += inputs.calibration->overhead_s_for(workload.benchmark);
+  }
+  resolution.conflicts = conflicts.take();
+  return resolution;
+}
+
+std::vector<ScenarioConflict> resolve_in_place(ResolvedScenario& resolved, ScenarioInputs options)
+{
+  options.platform = &resolved.platform;
+  options.workload = &resolved.workload;
+  options.convergence = resolved.convergence ? &*resolved.convergence : nullptr;
+  ScenarioResolution resolution = resolve_scenario(resolved.scenario, options);
+  resolved.convergence = std::move(resolution.convergence);
+  resolved.host_input = std::move(resolution.host_input);
+  return std::move(resolution.conflicts);
+}
+
+} // namespace gpuscale::model

@@ -1,0 +1,77 @@
+#pragma once
+/// The one place where a scenario as written becomes the scenario a simulation runs: what every
+/// entry point (run, each sweep point, plan, predict, calibrate, validate) goes through, so that
+/// the same scenario gives the same run wherever it comes from.
+///
+/// Resolution checks that the scenario's values fit its platform and workload together, expands an
+/// uneven batch allocation into one share per GPU rank, applies the calibration to a scenario that
+/// states no efficiencies of its own (for the accelerators and fabric of the GPUs the run uses), and
+/// picks the host data pipeline. It never reads files: its inputs are already-read model objects.
+
+#include "sim/model/Calibration.hpp"
+#include "sim/model/HostInputModel.hpp"
+#include "sim/model/Scenario.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpuscale::model {
+
+/// A combination of scenario values that does not fit the platform or the workload.
+struct ScenarioConflict {
+  enum class Kind {
+    GpuCount,  ///< more GPUs than the platform has, or not a multiple of the model-parallel group
+    BatchSize, ///< the global batch does not split into the GPUs' shares
+    Layout,    ///< tensor parallelism across nodes, a precision the accelerator lacks, an allocation
+  };
+  Kind kind = Kind::Layout;
+  /// The scenario key the problem is reported at, as a path below the scenario mapping
+  /// ("gpus", "batch_allocation/1/accelerator").
+  std::string field;
+  std::string message;
+  /// Every scenario key whose value takes part in the conflict: a sweep over any of them can skip it.
+  std::vector<std::string> keys;
+};
+
+/// What a scenario is resolved against: the already-read objects its paths name, and the calibration.
+struct ScenarioInputs {
+  const Platform* platform = nullptr;       ///< required
+  const WorkloadTrace* workload = nullptr;  ///< required
+  const ConvergenceTable* convergence = nullptr; ///< nullptr: no time to train, only iteration figures
+  /// The host pipeline costs next to the workload; nullptr: there is no table.
+  const std::vector<HostInputCost>* host_costs = nullptr;
+  std::string host_costs_path; ///< for messages
+  /// Applied when the scenario has no efficiencies of its own (Scenario::efficiency_given false);
+  /// nullptr: the scenario keeps the efficiencies it has.
+  const Calibration* calibration = nullptr;
+  /// Add the calibration's per-run overhead to the convergence table. Off only for the cases the
+  /// calibration itself fits, which fit that overhead as a parameter of their own.
+  bool add_calibrated_run_overhead = true;
+};
+
+/// What resolution derives besides the scenario's own fields.
+struct ScenarioResolution {
+  std::vector<ScenarioConflict> conflicts; ///< empty when the scenario can run
+  /// The scenario's convergence table, with the calibrated per-run overhead added.
+  std::optional<ConvergenceTable> convergence;
+  std::optional<HostInputCost> host_input; ///< the host pipeline the scenario runs
+};
+
+/// Resolves `scenario` in place against `inputs`: on return it has its batch shares (from
+/// batch_allocation) and efficiencies (from the calibration, unless it states its own). Every
+/// conflict found is returned; the derived fields are only meaningful when there is none.
+ScenarioResolution resolve_scenario(Scenario& scenario, const ScenarioInputs& inputs);
+
+/// The same for a ResolvedScenario whose platform, workload and convergence table are already in
+/// place (built in code, e.g. from an MLPerf system description); `options` gives the rest (its
+/// platform, workload and convergence are taken from `resolved`). The convergence table and host
+/// pipeline of `resolved` are replaced by the resolution's.
+std::vector<ScenarioConflict> resolve_in_place(ResolvedScenario& resolved, ScenarioInputs options);
+
+/// The efficiencies `calibration` gives a run of `gpus` GPUs of `platform` with `workload`: those of
+/// the workload's benchmark, the accelerator generation of the first GPU the run uses and the fabric
+/// class the run spans.
+Efficiency calibrated_efficiency(const Calibration& calibration, const Platform& platform,
+                                 const WorkloadTrace& workload, int gpus);
+
+} // namespace gpuscale::model

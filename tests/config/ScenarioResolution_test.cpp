@@ -1,0 +1,88 @@
+// One resolution for every entry point: a scenario without `efficiency:` gets the calibration's
+// efficiencies for the links its GPUs use, on one node and across nodes, read alone or as a sweep point.
+
+#include "sim/config/CalibrationReader.hpp"
+#include "sim/config/ScenarioReader.hpp"
+#include "sim/config/SweepReader.hpp"
+#include "sim/model/ScenarioResolution.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace gpuscale;
+
+namespace {
+
+std::string write_file(const std::string& name, const std::string& text)
+{
+  const auto path = std::filesystem::temp_directory_path() / ("gpuscale-resolution-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const std::string kSource = GPUSCALE_SOURCE_DIR;
+const std::string kBase = "  name: resolution\n  platform: " + kSource + "/platforms/dgx-h100-128node-fattree-2to1.yaml\n"
+                          "  workload: " + kSource + "/workloads/bert-large.yaml\n"
+                          "  global_batch_size: 4096\n  micro_batch_size: 8\n";
+
+} // namespace
+
+TEST_CASE("model::resolve_scenario applies the calibration for the fabric the run spans", "[config][resolution]")
+{
+  const model::Calibration& calibration = config::default_calibration();
+  const auto one_node = config::read_scenario(write_file("one.yaml", "scenario:\n" + kBase + "  gpus: 8\n"));
+  const auto many_nodes = config::read_scenario(write_file("many.yaml", "scenario:\n" + kBase + "  gpus: 64\n"));
+  const auto expect = [&](const std::string& fabric_class) {
+    return calibration.efficiency_for("bert", "hopper", fabric_class);
+  };
+  CHECK(one_node.scenario.efficiency.network == expect("nvswitch").network);
+  CHECK(one_node.scenario.efficiency.compute == expect("nvswitch").compute);
+  CHECK(many_nodes.scenario.efficiency.network == expect("inter_node").network);
+  CHECK(many_nodes.scenario.efficiency.memory == expect("inter_node").memory);
+  CHECK(many_nodes.scenario.efficiency.step_overhead_s == expect("inter_node").step_overhead_s);
+  REQUIRE(many_nodes.convergence);
+  // The calibrated per-run overhead is added to the table's own.
+  const auto table = config::read_scenario(write_file("table.yaml", "scenario:\n" + kBase +
+                                                                        "  gpus: 64\n  efficiency: {compute: 0.5}\n"));
+  REQUIRE(table.convergence);
+  CHECK(many_nodes.convergence->run_start_overhead_s ==
+        Approx(table.convergence->run_start_overhead_s + calibration.overhead_s_for("bert")).epsilon(1e-12));
+  // A scenario that states its efficiencies keeps them (the others at their defaults).
+  CHECK(table.scenario.efficiency.compute == 0.5);
+  CHECK(table.scenario.efficiency.network == model::Efficiency{}.network);
+}
+
+TEST_CASE("config::read_sweep resolves every point as the scenario alone", "[config][resolution]")
+{
+  const auto spec = config::read_sweep(write_file("sweep.yaml", "scenario:\n" + kBase + "sweep:\n  gpus: [8, 64, 512]\n"));
+  REQUIRE(spec.points.size() == 3);
+  for (const auto& point : spec.points) {
+    const auto alone = config::read_scenario(
+        write_file("alone.yaml", "scenario:\n" + kBase + "  gpus: " + std::to_string(point.scenario.gpus) + "\n"));
+    INFO(point.scenario.gpus << " GPUs");
+    CHECK(point.scenario.efficiency.network == alone.scenario.efficiency.network);
+    CHECK(point.scenario.efficiency.compute == alone.scenario.efficiency.compute);
+    CHECK(point.scenario.efficiency.step_overhead_s == alone.scenario.efficiency.step_overhead_s);
+    REQUIRE(point.convergence);
+    CHECK(point.convergence->run_start_overhead_s == alone.convergence->run_start_overhead_s);
+  }
+  CHECK(spec.points[0].scenario.efficiency.network != spec.points[1].scenario.efficiency.network);
+}
+
+TEST_CASE("model::resolve_scenario expands an uneven allocation for the GPUs of each point", "[config][resolution]")
+{
+  const std::string mixed = "  name: mixed\n  platform: " + kSource + "/platforms/mixed-a100-v100.yaml\n"
+                            "  workload: " + kSource + "/workloads/resnet50.yaml\n  micro_batch_size: 32\n";
+  const auto resolved = config::read_scenario(write_file(
+      "mixed.yaml", "scenario:\n" + mixed + "  gpus: 40\n  global_batch_size: 2304\n  batch_allocation:\n"
+                    "    - {accelerator: a100-sxm4-80gb, micro_batch_size: 64, accumulation_steps: 1}\n"
+                    "    - {accelerator: v100-sxm2-16gb, micro_batch_size: 32, accumulation_steps: 1}\n"));
+  // 32 A100 in the first four nodes, then 8 V100: ranks in node-group order.
+  REQUIRE(resolved.scenario.batch_per_rank.size() == 40);
+  CHECK(resolved.scenario.batch_per_rank[31] == model::BatchShare{64, 1});
+  CHECK(resolved.scenario.batch_per_rank[32] == model::BatchShare{32, 1});
+  CHECK(resolved.scenario.batch_per_rank.front() == model::BatchShare{64, 1});
+  CHECK(resolved.scenario.batch_per_rank.back() == model::BatchShare{32, 1});
+}
