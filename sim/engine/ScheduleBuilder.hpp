@@ -19,6 +19,9 @@
 
 namespace gpuscale::engine {
 
+/// The collective that reduces gradients at `stage` (model::gradient_reduction).
+CollectiveOp gradient_collective(model::ZeroStage stage);
+
 /// Bytes the optimizer step reads and writes per trainable parameter (mixed precision: low-precision
 /// gradient in, fp32 master and states read and written, low-precision parameter out).
 double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Precision precision);
