@@ -2,8 +2,6 @@
 
 #include "sim/engine/ComputeCostModel.hpp"
 
-#include <stdexcept>
-
 namespace gpuscale::engine {
 namespace {
 
