@@ -79,6 +79,17 @@ TEST_CASE("engine executors agree to 1e-6 across nodes with one NIC per GPU", "[
   check_agree(run_both(uncontended(3, 2, 1, CollectiveAlgorithm::Ring)));
 }
 
+TEST_CASE("engine executors agree where the TCP window caps each flow at gamma / (2 alpha)", "[engine][executors]")
+{
+  // 64 KiB over a 2 us route: 16.4 GB/s per flow, below the 200 GB/s links; across nodes 4.5 us.
+  for (int nodes : {1, 2}) {
+    auto s = uncontended(nodes, 4, 0, CollectiveAlgorithm::Ring);
+    s.scenario.simgrid.tcp_gamma_bytes = 64 * 1024;
+    INFO(nodes << " node(s)");
+    check_agree(run_both(s));
+  }
+}
+
 TEST_CASE("engine both executors equal the hand-derived DDP step: kernels + 2(p-1)a + 2(p-1)/p S/B + optimizer",
           "[engine][executors]")
 {
