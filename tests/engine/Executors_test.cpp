@@ -79,6 +79,32 @@ TEST_CASE("engine executors agree to 1e-6 across nodes with one NIC per GPU", "[
   check_agree(run_both(uncontended(3, 2, 1, CollectiveAlgorithm::Ring)));
 }
 
+TEST_CASE("engine executors agree when GPUs of two speeds reach each collective at different times",
+          "[engine][executors]")
+{
+  // 2 nodes of the test GPU, then 2 of one at half its peak: the fast ranks wait at every bucket,
+  // and the rendezvous of each transfer (start when sender and receiver are both there) decides.
+  auto s = uncontended(2, 4, 0, CollectiveAlgorithm::Ring);
+  auto slow = testing::synthetic_gpu(50e12);
+  slow.name = "slow-gpu";
+  s.platform.gpu_types.emplace("slow-gpu", slow);
+  auto node = s.platform.node_types.at("test-node");
+  node.name = "slow-node";
+  node.gpu_type = "slow-gpu";
+  s.platform.node_types.emplace("slow-node", node);
+  s.platform.node_groups.push_back({"slow-node", 2});
+  s.scenario.gpus = 16;
+  s.scenario.global_batch_size = 4 * 16;
+  for (auto collective : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::RingFlow, CollectiveAlgorithm::Hierarchical,
+                          CollectiveAlgorithm::HierarchicalFlow, CollectiveAlgorithm::HalvingDoubling})
+    for (int stage : {0, 1}) {
+      s.scenario.collective = collective;
+      s.scenario.zero_stage = stage;
+      INFO(model::to_string(collective) << ", ZeRO-" << stage);
+      check_agree(run_both(s));
+    }
+}
+
 TEST_CASE("engine executors agree where the TCP window caps each flow at gamma / (2 alpha)", "[engine][executors]")
 {
   // 64 KiB over a 2 us route: 16.4 GB/s per flow, below the 200 GB/s links; across nodes 4.5 us.
