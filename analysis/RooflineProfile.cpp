@@ -26,9 +26,13 @@ RooflineProfile::RooflineProfile(const model::StepWork& work)
 
 double RooflineProfile::busy_time_s(double compute_efficiency, double memory_efficiency) const
 {
-  const double p = peak_flop_per_s_ * compute_efficiency;
-  const double h = memory_bw_Bps_ * memory_efficiency;
-  const double threshold = p / h;
+  model::Efficiency efficiency;
+  efficiency.compute = compute_efficiency;
+  efficiency.memory = memory_efficiency;
+  const model::Roofline roof = model::PeakRates{peak_flop_per_s_, memory_bw_Bps_}.at(efficiency);
+  const double p = roof.flop_per_s;
+  const double h = roof.bytes_per_s;
+  const double threshold = roof.ridge_intensity();
   // first kernel whose intensity is below the threshold: it and the rest are memory-limited
   const auto split = static_cast<std::size_t>(
       std::upper_bound(intensity_.begin(), intensity_.end(), threshold, std::greater<double>()) - intensity_.begin());

@@ -19,7 +19,8 @@ std::vector<std::pair<std::string, std::string>> variant_parts(const results::Ru
           {"mbs ", std::to_string(r.micro_batch_size)},
           {"", r.collective},
           {"ckpt ", r.activation_checkpointing != 0 ? "on" : "off"},
-          {"", r.simgrid_config}};
+          {"", r.simgrid_config},
+          {"executor ", r.executor}};
 }
 
 } // namespace

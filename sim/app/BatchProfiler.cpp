@@ -3,6 +3,7 @@
 #include "analysis/MicroBatchCurve.hpp"
 #include "sim/engine/MemoryModel.hpp"
 #include "sim/engine/ScheduleBuilder.hpp"
+#include "sim/model/Roofline.hpp"
 
 #include <fmt/format.h>
 
@@ -100,7 +101,7 @@ std::vector<analysis::GpuTypeProfile> profile_gpu_types(const model::ResolvedSce
     }
     profile.max_micro_batch = lo;
     if (lo > 0) {
-      const double speed = gpu.peak_for(precision).value() * s.efficiency.compute;
+      const double speed = model::peak_rates_of(gpu, precision).at(s.efficiency).flop_per_s; // the compute roof
       std::vector<analysis::MicroBatchPoint> points;
       double fixed_s = 0;
       for (int m : probe_sizes(lo)) {

@@ -145,6 +145,25 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
   return set;
 }
 
+std::vector<double> contention_excess(const CaseSet& set, int workers, bool progress)
+{
+  auto scenarios = set.scenarios;
+  for (auto& resolved : scenarios)
+    resolved.scenario.executor = model::StepExecutorKind::Analytical;
+  const auto runs = run_scenarios_parallel(scenarios, workers, [&](std::size_t done, std::size_t total) {
+    if (progress)
+      print_progress("contention-free", done, total);
+  });
+  std::vector<double> excess;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& record = runs[i].record;
+    excess.push_back(record && record->outcome == results::Outcome::Ok && record->iter_time_s > 0
+                         ? set.cases[i].iteration_s / record->iter_time_s - 1
+                         : NAN);
+  }
+  return excess;
+}
+
 std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,
                                      const std::vector<model::Efficiency>& efficiencies, int workers, bool progress)
 {

@@ -37,6 +37,13 @@ struct CaseSet {
 CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Calibration& reference,
                                   const CaseOptions& options);
 
+/// Where link contention matters: for each case, its SimGrid reference step over the analytical
+/// executor's step on the same scenario, minus 1 (NaN where that run failed). Within
+/// kUncontendedExcess no two transfers shared a link at once, and the analytical executor gives the
+/// case's simulation.
+inline constexpr double kUncontendedExcess = 1e-6;
+std::vector<double> contention_excess(const CaseSet& set, int workers, bool progress);
+
 /// Re-simulates `scenarios` with the efficiencies given per scenario; minutes to train, NaN where a
 /// simulation failed.
 std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,

@@ -74,6 +74,8 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const Sc
     out += "time to train: no convergence table for this workload (iteration figures only)\n";
   }
   out += fmt::format("simgrid    {}\n", r.simgrid_config);
+  if (r.executor == "analytical")
+    out += "executor   analytical: alpha-beta along the routes, no link contention\n";
   return out;
 }
 

@@ -119,6 +119,7 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.collective = model::to_string(s.collective);
   r.collective_used = model::to_string(s.collective); // replaced by the resolved one after simulation
   r.simgrid_config = engine::describe_simgrid_config(s.simgrid);
+  r.executor = model::to_string(s.executor);
   r.gpus = s.gpus;
   r.nodes = nodes;
   r.global_batch_size = s.global_batch_size;

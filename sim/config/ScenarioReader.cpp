@@ -99,6 +99,12 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
       scenario.error("collective", "unknown collective algorithm '" + *collective + "' (known: " +
                                        model::known_collective_algorithms() + ")");
   }
+  if (auto executor = scenario.text("executor", Presence::Optional)) {
+    if (auto parsed = model::parse_step_executor(*executor))
+      s.executor = *parsed;
+    else
+      scenario.error("executor", "unknown executor '" + *executor + "' (known: " + model::known_step_executors() + ")");
+  }
   s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
   s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
   s.zero3_prefetch_params =
@@ -114,6 +120,9 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
   }
   if (auto simgrid = scenario.child("simgrid", Presence::Optional))
     read_simgrid(MappingReader(*simgrid, path, "/scenario/simgrid", diagnostics), s.simgrid, diagnostics);
+  if (s.executor == model::StepExecutorKind::Analytical && s.simgrid.network_model != "CM02")
+    scenario.error("executor", "the analytical executor models the CM02 network only (simgrid: network_model: " +
+                                   s.simgrid.network_model + ")");
   return files;
 }
 

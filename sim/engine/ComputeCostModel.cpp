@@ -52,20 +52,16 @@ KernelCost backward_kernel(const model::Layer& layer, const model::Scenario& sce
   return kernel;
 }
 
-double kernel_time_s(const KernelCost& kernel, double peak_flop_per_s, double memory_bw_Bps,
-                     const model::Efficiency& efficiency)
+double kernel_time_s(const KernelCost& kernel, const model::Roofline& roofline)
 {
-  const double flop_time = kernel.flop / (peak_flop_per_s * efficiency.compute);
   if (!kernel.memory_bound_kind)
-    return flop_time;
-  return std::max(flop_time, kernel.bytes / (memory_bw_Bps * efficiency.memory));
+    return kernel.flop / roofline.flop_per_s;
+  return roofline.time_s({kernel.flop, kernel.bytes});
 }
 
-bool is_memory_limited(const KernelCost& kernel, double peak_flop_per_s, double memory_bw_Bps,
-                       const model::Efficiency& efficiency)
+bool is_memory_limited(const KernelCost& kernel, const model::Roofline& roofline)
 {
-  return kernel.memory_bound_kind &&
-         kernel.bytes / (memory_bw_Bps * efficiency.memory) > kernel.flop / (peak_flop_per_s * efficiency.compute);
+  return kernel.memory_bound_kind && roofline.memory_limited({kernel.flop, kernel.bytes});
 }
 
 } // namespace gpuscale::engine

@@ -1,5 +1,5 @@
 #pragma once
-/// Roofline time of one layer's kernel on one accelerator (issue 3b):
+/// Roofline time of one layer's kernel on one accelerator (model::Roofline):
 ///
 ///   t = max( FLOP / (peak x eff_compute),  bytes_moved / (HBM bandwidth x eff_memory) )
 ///
@@ -21,6 +21,7 @@
 /// per sample, times the micro-batch, divided like the FLOPs over TP / SP / CP ranks.
 
 #include "sim/model/Platform.hpp"
+#include "sim/model/Roofline.hpp"
 #include "sim/model/Scenario.hpp"
 #include "sim/model/WorkloadTrace.hpp"
 
@@ -46,13 +47,11 @@ KernelCost forward_kernel(const model::Layer& layer, const model::Scenario& scen
 KernelCost backward_kernel(const model::Layer& layer, const model::Scenario& scenario, model::Precision precision,
                            int micro_batch);
 
-/// Seconds the kernel takes: the roofline maximum above. `peak_flop_per_s` is the accelerator's
-/// dense peak at the training precision.
-double kernel_time_s(const KernelCost& kernel, double peak_flop_per_s, double memory_bw_Bps,
-                     const model::Efficiency& efficiency);
+/// Seconds the kernel takes on `roofline`: the maximum above for memory-bound kinds, the FLOP term
+/// for the others.
+double kernel_time_s(const KernelCost& kernel, const model::Roofline& roofline);
 
-/// True when the memory term of the roofline is the larger one.
-bool is_memory_limited(const KernelCost& kernel, double peak_flop_per_s, double memory_bw_Bps,
-                       const model::Efficiency& efficiency);
+/// True when the kernel is of a memory-bound kind and the memory term of the roofline is the larger.
+bool is_memory_limited(const KernelCost& kernel, const model::Roofline& roofline);
 
 } // namespace gpuscale::engine

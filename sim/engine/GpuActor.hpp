@@ -4,16 +4,11 @@
 
 #include "sim/engine/CommStream.hpp"
 #include "sim/engine/StepProgram.hpp"
+#include "sim/engine/StepTrace.hpp"
 
 #include <array>
 
 namespace gpuscale::engine {
-
-/// When things happened on one GPU during the simulated step (simulated seconds from 0).
-struct GpuTimeline {
-  double compute_s = 0; ///< busy executing kernels (forward, backward, optimizer)
-  double end_s = 0;     ///< step finished
-};
 
 class GpuActor {
 public:

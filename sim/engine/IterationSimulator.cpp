@@ -1,168 +1,44 @@
 #include "sim/engine/IterationSimulator.hpp"
 
-#include "sim/engine/CommStream.hpp"
-#include "sim/engine/GpuActor.hpp"
+#include "sim/engine/AnalyticalExecutor.hpp"
 #include "sim/engine/IsolatedRun.hpp"
-#include "sim/engine/SimgridConfig.hpp"
-#include "sim/engine/SimgridPlatform.hpp"
-#include "sim/engine/TopologyGraph.hpp"
-#include "sim/engine/ParallelLayout.hpp"
 #include "sim/engine/ScheduleBuilder.hpp"
+#include "sim/engine/SimgridConfig.hpp"
+#include "sim/engine/SimgridExecutor.hpp"
+#include "sim/engine/StepSetup.hpp"
 #include "sim/engine/collectives/CollectiveDispatch.hpp"
-#include "sim/engine/collectives/CommunicatorLayout.hpp"
-
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
-#include <map>
-#include <memory>
 #include <stdexcept>
-
-namespace sg4 = simgrid::s4u;
 
 namespace gpuscale::engine {
 
 namespace {
 
-/// One communicator per group, over the platform's hosts.
-struct GroupCommunicators {
-  std::vector<CommunicatorLayout> layouts;
-  std::vector<Communicator> comms;
-};
-
-std::vector<CommunicatorLayout> layouts_of(const std::vector<std::vector<int>>& groups, const TopologyGraph& topology)
+/// The data-parallel gradient algorithm as results record it ("auto" resolved for the bucket size).
+std::string gradient_algorithm_used(const StepSetup& setup)
 {
-  std::vector<CommunicatorLayout> layouts;
-  for (const auto& group : groups) {
-    layouts.push_back(make_communicator_layout(group, topology.gpu_node));
-    mark_reduction_hardware(layouts.back(), topology.gpu_node, topology.node_in_switch_reduction,
-                            topology.fabric_in_network_reduction);
-  }
-  return layouts;
+  const model::Scenario& scenario = *setup.scenario;
+  const CollectiveOp gradient_op = gradient_collective(scenario.zero());
+  const CommunicatorLayout& dp = setup.dp_layouts.front();
+  const auto algorithm =
+      choose_algorithm(scenario.collective, gradient_op, setup.parallel.dp, dp.hierarchical, scenario.bucket_bytes);
+  return describe_algorithm(algorithm, choose_switch_reduction(scenario.collective, algorithm, gradient_op,
+                                                               setup.parallel.dp, dp.in_switch_reduction,
+                                                               dp.in_network_reduction));
 }
 
-std::vector<Communicator> communicators_of(const std::string& prefix, const std::vector<CommunicatorLayout>& layouts,
-                                           const SimgridPlatform& platform)
+/// The slowest GPU's figures of the executed step.
+IterationResult summarize(const StepSetup& setup, const StepTrace& trace)
 {
-  std::vector<Communicator> comms;
-  comms.reserve(layouts.size());
-  for (std::size_t g = 0; g < layouts.size(); ++g)
-    comms.push_back(make_communicator(prefix + std::to_string(g), layouts[g], platform.gpu_hosts));
-  return comms;
-}
-
-/// The index of `rank` inside its group's member list.
-int position_in(const std::vector<int>& group, int rank)
-{
-  for (std::size_t i = 0; i < group.size(); ++i)
-    if (group[i] == rank)
-      return static_cast<int>(i);
-  return -1;
-}
-
-} // namespace
-
-IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
-{
-  const auto& scenario = resolved.scenario;
-  const int p = scenario.gpus;
-  const model::Precision precision = resolved.precision();
-
-  // The engine parses --log from argv; the network model is set explicitly below.
-  int argc = 2;
-  char arg0[] = "gpuscale";
-  char arg1[] = "--log=root.thres:critical";
-  char* argv[] = {arg0, arg1, nullptr};
-  sg4::Engine engine(&argc, argv);
-  for (const auto& item : simgrid_config_items(scenario.simgrid))
-    sg4::Engine::set_config(item);
-
-  const TopologyGraph topology = build_topology(resolved.platform, p);
-  const ParallelLayout parallel = make_parallel_layout(scenario);
-  const auto dp_layouts = layouts_of(parallel.data_parallel_groups, topology);
-  const auto tp_layouts = layouts_of(parallel.tensor_parallel_groups, topology);
-  const auto cp_layouts = layouts_of(parallel.context_parallel_groups, topology);
-
-  SimgridPlatformSpec spec;
-  std::vector<StepProgram> programs;
-  std::vector<std::size_t> program_of_rank;
-  std::map<std::string, std::size_t> program_of_type;
-  for (int rank = 0; rank < p; ++rank) {
-    const std::string& type_name = topology.gpu_type[static_cast<std::size_t>(rank)];
-    const model::GpuType& gpu = resolved.platform.gpu_types.at(type_name);
-    spec.gpu_speed_flop_per_s.push_back(gpu.peak_for(precision).value() * scenario.efficiency.compute);
-    // One program per distinct (GPU type, batch share): uneven allocations give GPUs their own.
-    const model::BatchShare share = scenario.batch_of_rank(rank);
-    const std::string key = type_name + "/" + std::to_string(share.micro_batch) + "x" + std::to_string(share.accumulation);
-    auto [it, inserted] = program_of_type.try_emplace(key, programs.size());
-    if (inserted)
-      programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision, share));
-    program_of_rank.push_back(it->second);
-  }
-  spec.network_efficiency = scenario.efficiency.network;
-  const bool dp_may_use_halving_doubling = scenario.collective == model::CollectiveAlgorithm::HalvingDoubling ||
-                                           scenario.collective == model::CollectiveAlgorithm::Auto;
-  for (const auto& layout : dp_layouts)
-    for (const auto& pair : layout.route_pairs(dp_may_use_halving_doubling))
-      spec.routes.push_back(pair);
-  for (const auto* layouts : {&tp_layouts, &cp_layouts})
-    for (const auto& layout : *layouts)
-      for (const auto& pair : layout.route_pairs(true))
-        spec.routes.push_back(pair);
-  const SimgridPlatform platform = build_simgrid_platform(topology, spec);
-
-  // Gradient and parameter streams run concurrently over the same ranks (ZeRO-3 prefetch next to
-  // gradient reduce-scatter): separate communicators, so their messages never mix.
-  const auto dp_gradients = communicators_of("dp-grad", dp_layouts, platform);
-  const auto dp_parameters = communicators_of("dp-param", dp_layouts, platform);
-  const auto tp_comms = communicators_of("tp", tp_layouts, platform);
-  const auto cp_comms = communicators_of("cp", cp_layouts, platform);
-
-  std::vector<std::unique_ptr<CommStream>> streams;
-  std::vector<std::array<CommStream*, kStreamCount>> streams_of_rank(static_cast<std::size_t>(p));
-  std::vector<GpuTimeline> timelines(static_cast<std::size_t>(p));
-  for (int rank = 0; rank < p; ++rank) {
-    sg4::Host* host = platform.gpu_hosts[static_cast<std::size_t>(rank)];
-    const std::string suffix = std::to_string(rank);
-    const StepProgram& program = programs[program_of_rank[static_cast<std::size_t>(rank)]];
-    auto add_stream = [&](Stream which, const std::vector<std::vector<int>>& groups, const std::vector<Communicator>& comms,
-                          int group, model::CollectiveAlgorithm algorithm) {
-      if (program.submitted[static_cast<std::size_t>(which)] == 0)
-        return;
-      const auto g = static_cast<std::size_t>(group);
-      streams.push_back(std::make_unique<CommStream>(comms[g], position_in(groups[g], rank), algorithm));
-      streams_of_rank[static_cast<std::size_t>(rank)][static_cast<std::size_t>(which)] = streams.back().get();
-      sg4::Actor::create("stream" + std::to_string(static_cast<int>(which)) + "-" + suffix, host,
-                         [stream = streams.back().get()] { (*stream)(); });
-    };
-    const int dp_group = parallel.data_parallel_group_of(rank);
-    add_stream(Stream::Gradients, parallel.data_parallel_groups, dp_gradients, dp_group, scenario.collective);
-    add_stream(Stream::Parameters, parallel.data_parallel_groups, dp_parameters, dp_group, scenario.collective);
-    add_stream(Stream::TensorParallel, parallel.tensor_parallel_groups, tp_comms, parallel.tensor_parallel_group_of(rank),
-               model::CollectiveAlgorithm::Auto);
-    add_stream(Stream::ContextParallel, parallel.context_parallel_groups, cp_comms,
-               parallel.context_parallel_group_of(rank), model::CollectiveAlgorithm::Auto);
-    sg4::Actor::create("gpu" + suffix, host,
-                       GpuActor(program, streams_of_rank[static_cast<std::size_t>(rank)],
-                                timelines[static_cast<std::size_t>(rank)]));
-  }
-  engine.run();
-
+  const model::Scenario& scenario = *setup.scenario;
   IterationResult result;
-  result.gpus = p;
-  const CollectiveOp gradient_op = scenario.zero_stage == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter;
-  const auto gradient_algorithm = choose_algorithm(scenario.collective, gradient_op, parallel.dp,
-                                                  dp_layouts.front().hierarchical, scenario.bucket_bytes);
-  const CommunicatorLayout& dp = dp_layouts.front();
-  result.collective_used = describe_algorithm(
-      gradient_algorithm, choose_switch_reduction(scenario.collective, gradient_algorithm, gradient_op, parallel.dp,
-                                                  dp.in_switch_reduction, dp.in_network_reduction));
+  result.gpus = setup.gpus();
+  result.collective_used = gradient_algorithm_used(setup);
   result.simgrid_config = describe_simgrid_config(scenario.simgrid);
-  for (int rank = 0; rank < p; ++rank) {
-    const GpuTimeline& t = timelines[static_cast<std::size_t>(rank)];
+  for (const RankTrace& rank : trace) {
+    const GpuTimeline& t = rank.timeline;
     result.iteration_time_s = std::max(result.iteration_time_s, t.end_s);
     result.compute_time_s = std::max(result.compute_time_s, t.compute_s);
     result.exposed_comm_s = std::max(result.exposed_comm_s, t.end_s - t.compute_s);
@@ -170,13 +46,13 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
     double sent = 0;
     double dp_sent = 0;
     for (std::size_t s = 0; s < kStreamCount; ++s) {
-      const CommStream* stream = streams_of_rank[static_cast<std::size_t>(rank)][s];
-      if (stream == nullptr)
+      const StreamTrace& stream = rank.streams[s];
+      if (!stream.used)
         continue;
-      busy += stream->busy_s();
-      sent += stream->counters().bytes_sent;
+      busy += stream.busy_s;
+      sent += stream.bytes_sent;
       if (s == static_cast<std::size_t>(Stream::Gradients) || s == static_cast<std::size_t>(Stream::Parameters))
-        dp_sent += stream->counters().bytes_sent;
+        dp_sent += stream.bytes_sent;
     }
     result.comm_time_s = std::max(result.comm_time_s, busy);
     result.bytes_sent_per_gpu = std::max(result.bytes_sent_per_gpu, sent);
@@ -187,6 +63,24 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
   if (result.iteration_time_s > 0)
     result.samples_per_s = scenario.global_batch_size / result.iteration_time_s;
   return result;
+}
+
+} // namespace
+
+StepExecutor executor_for(model::StepExecutorKind kind)
+{
+  return kind == model::StepExecutorKind::Analytical ? &execute_analytically : &execute_on_simgrid;
+}
+
+IterationResult simulate_iteration(const model::ResolvedScenario& resolved, model::StepExecutorKind executor)
+{
+  const StepSetup setup(resolved);
+  return summarize(setup, executor_for(executor)(setup));
+}
+
+IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
+{
+  return simulate_iteration(resolved, resolved.scenario.executor);
 }
 
 } // namespace gpuscale::engine
@@ -221,9 +115,16 @@ IterationResult deserialize(const std::string& text)
 
 } // namespace
 
+IterationResult simulate_iteration_isolated(const model::ResolvedScenario& scenario, model::StepExecutorKind executor)
+{
+  if (executor == model::StepExecutorKind::Analytical) // no SimGrid engine: no process of its own needed
+    return simulate_iteration(scenario, executor);
+  return deserialize(run_isolated([&] { return serialize(simulate_iteration(scenario, executor)); }));
+}
+
 IterationResult simulate_iteration_isolated(const model::ResolvedScenario& scenario)
 {
-  return deserialize(run_isolated([&] { return serialize(simulate_iteration(scenario)); }));
+  return simulate_iteration_isolated(scenario, scenario.scenario.executor);
 }
 
 } // namespace gpuscale::engine

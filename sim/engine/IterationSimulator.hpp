@@ -1,8 +1,11 @@
 #pragma once
-/// Simulates one optimizer step of a scenario on SimGrid and reports what it took.
-/// SimGrid's engine is one per process: call simulate_iteration at most once per process
-/// (simulate_iteration_isolated forks for callers that need more).
+/// Simulates one optimizer step of a scenario and reports what it took: prepares the step
+/// (StepSetup), runs it on the scenario's executor (SimGrid or analytical, see StepTrace.hpp) and
+/// summarises the slowest GPU. SimGrid's engine is one per process: with the SimGrid executor call
+/// simulate_iteration at most once per process (simulate_iteration_isolated forks for callers that
+/// need more); the analytical executor may run any number of times.
 
+#include "sim/engine/StepTrace.hpp"
 #include "sim/model/Scenario.hpp"
 
 #include <string>
@@ -22,10 +25,16 @@ struct IterationResult {
   double samples_per_s = 0;
 };
 
-/// Runs the simulation in this process.
-IterationResult simulate_iteration(const model::ResolvedScenario& scenario);
+/// The executor of `kind`.
+StepExecutor executor_for(model::StepExecutorKind kind);
 
-/// Same, in a forked child process, so a process can run several simulations (tests, sweeps).
+/// Runs the simulation in this process, on the scenario's executor or on `executor`.
+IterationResult simulate_iteration(const model::ResolvedScenario& scenario);
+IterationResult simulate_iteration(const model::ResolvedScenario& scenario, model::StepExecutorKind executor);
+
+/// Same, in a forked child process where the executor is SimGrid, so a process can run several
+/// simulations (tests, sweeps); in this process for the analytical executor.
 IterationResult simulate_iteration_isolated(const model::ResolvedScenario& scenario);
+IterationResult simulate_iteration_isolated(const model::ResolvedScenario& scenario, model::StepExecutorKind executor);
 
 } // namespace gpuscale::engine

@@ -42,7 +42,7 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
 {
   const double n = std::max(1, data_parallel);
   const double element = model::element_bytes(precision);
-  const int stage = scenario.zero_stage;
+  const model::ZeroStage stage = scenario.zero();
   const double tp = scenario.tensor_parallel;
   const double cp = scenario.context_parallel;
 
@@ -65,10 +65,11 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
 
   MemoryEstimate m;
   m.capacity_bytes = gpu.memory_bytes;
-  m.parameter_bytes = element * psi / (stage >= 3 ? n : 1.0);
-  m.frozen_bytes = element * frozen / (stage >= 3 ? n : 1.0);
-  m.gradient_bytes = element * psi / (stage >= 2 ? n : 1.0);
-  m.optimizer_bytes = optimizer_state_bytes_per_param(workload.optimizer, precision) * psi / (stage >= 1 ? n : 1.0);
+  m.parameter_bytes = element * psi / (model::shards_parameters(stage) ? n : 1.0);
+  m.frozen_bytes = element * frozen / (model::shards_parameters(stage) ? n : 1.0);
+  m.gradient_bytes = element * psi / (model::shards_gradients(stage) ? n : 1.0);
+  m.optimizer_bytes = optimizer_state_bytes_per_param(workload.optimizer, precision) * psi /
+                      (model::shards_optimizer_states(stage) ? n : 1.0);
 
   // Activations: stored per layer, split by CP along the sequence and by TP for sharded layers (all
   // layers under sequence parallelism). Under checkpointing only the boundaries (recomputed: false)
@@ -89,7 +90,7 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
     }
   }
   m.activation_bytes = micro_batch * (stored + (scenario.activation_checkpointing ? largest_segment : 0.0));
-  if (stage >= 3) // the group in use and the prefetched next one, gathered in full
+  if (model::gathers_parameters_before_use(stage)) // the group in use and the prefetched next one, gathered in full
     m.buffer_bytes = 2.0 * largest_group_params * element;
   else // a bucket being reduced and the next one filling (DDP / DeepSpeed reduce buckets)
     m.buffer_bytes = 2.0 * std::min(scenario.bucket_bytes, psi * element);

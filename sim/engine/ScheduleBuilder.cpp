@@ -2,8 +2,6 @@
 
 #include "sim/engine/ComputeCostModel.hpp"
 
-#include <stdexcept>
-
 namespace gpuscale::engine {
 namespace {
 
@@ -13,37 +11,35 @@ class ProgramBuilder {
 public:
   ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
                  model::Precision precision, model::BatchShare batch)
-      : workload_(workload), scenario_(scenario), gpu_(gpu), element_bytes_(model::element_bytes(precision)),
-        precision_(precision), batch_(batch)
+      : workload_(workload), scenario_(scenario), gpu_(gpu), stage_(scenario.zero()),
+        element_bytes_(model::element_bytes(precision)), precision_(precision), batch_(batch)
   {
   }
 
   StepProgram build()
   {
-    const int stage = scenario_.zero_stage;
     const int micro_batches = batch_.accumulation;
     for (int micro = 0; micro < micro_batches; ++micro) {
       const bool last = micro + 1 == micro_batches;
-      // DDP's no_sync() and ZeRO-1 reduce only at the accumulation boundary; ZeRO-2/3 every micro-step.
-      const bool reduce_now = stage >= 2 || last;
-      if (stage == 3) {
-        stage3_forward();
-        stage3_backward();
+      const bool reduce_in_backward = reduces_during_backward(stage_) && (reduces_every_micro_batch(stage_) || last);
+      if (gathers_parameters_before_use(stage_)) {
+        gathered_forward();
+        gathered_backward();
       } else {
         forward_layers(0, workload_.layers.size());
-        backward_layers(0, workload_.layers.size(), reduce_now && stage != 1);
+        backward_layers(0, workload_.layers.size(), reduce_in_backward);
       }
-      if (reduce_now && stage != 1)
+      if (reduce_in_backward)
         flush_bucket();
     }
-    if (stage == 1) // ZeRO-1: one reduce-scatter pass over all gradients after the last backward
-      submit_in_buckets(Stream::Gradients, CollectiveOp::ReduceScatter, total_trainable_local() * element_bytes_);
+    if (!reduces_during_backward(stage_)) // one reduction pass over all gradients after the last backward
+      submit_in_buckets(Stream::Gradients, gradient_op(), total_trainable_local() * element_bytes_);
     program_.wait_all(Stream::Gradients);
 
-    const double shard = stage >= 1 ? scenario_.data_parallel() : 1.0;
+    const double shard = shards_optimizer_states(stage_) ? scenario_.data_parallel() : 1.0;
     program_.sleep(total_trainable_local() / shard * optimizer_traffic_bytes_per_param(workload_.optimizer, precision_) /
                    (gpu_.memory_bw_Bps * scenario_.efficiency.memory));
-    if (stage == 1 || stage == 2) { // every replica needs the updated parameters back
+    if (gathers_parameters_after_step(stage_)) { // every replica needs the updated parameters back
       submit_in_buckets(Stream::Parameters, CollectiveOp::AllGather, total_trainable_local() * element_bytes_);
       program_.wait_all(Stream::Parameters);
     }
@@ -52,6 +48,7 @@ public:
 
 private:
   bool tp() const { return scenario_.tensor_parallel > 1; }
+  CollectiveOp gradient_op() const { return gradient_collective(stage_); }
   bool cp() const { return scenario_.context_parallel > 1; }
   double micro() const { return batch_.micro_batch; }
   LayerShare layer_share(const model::Layer& layer) const { return share_of(layer, scenario_, batch_.micro_batch); }
@@ -113,10 +110,10 @@ private:
   /// which keeps simulations of many-layer models cheap.
   void run_kernel(const KernelCost& kernel)
   {
-    const double peak = gpu_.peak_for(precision_).value_or(0.0);
-    if (peak > 0 && is_memory_limited(kernel, peak, gpu_.memory_bw_Bps, scenario_.efficiency))
-      program_.compute(kernel_time_s(kernel, peak, gpu_.memory_bw_Bps, scenario_.efficiency) * peak *
-                       scenario_.efficiency.compute);
+    const model::PeakRates peaks = model::peak_rates_of(gpu_, precision_);
+    const model::Roofline roofline = peaks.at(scenario_.efficiency);
+    if (peaks.flop_per_s > 0 && is_memory_limited(kernel, roofline))
+      program_.compute(kernel_time_s(kernel, roofline) * peaks.flop_per_s * scenario_.efficiency.compute);
     else
       program_.compute(kernel.flop);
   }
@@ -144,8 +141,7 @@ private:
   {
     if (bucket_bytes_ <= 0)
       return;
-    program_.submit(Stream::Gradients,
-                    scenario_.zero_stage == 0 ? CollectiveOp::AllReduce : CollectiveOp::ReduceScatter, bucket_bytes_);
+    program_.submit(Stream::Gradients, gradient_op(), bucket_bytes_);
     bucket_bytes_ = 0;
   }
 
@@ -155,7 +151,7 @@ private:
       program_.submit(stream, op, std::min(left, scenario_.bucket_bytes));
   }
 
-  // ---- ZeRO-3 -------------------------------------------------------------------------------
+  // ---- parameters gathered before use (ZeRO-3) -------------------------------------------------------------------------------
 
   /// Consecutive layers gathered together: DeepSpeed fetches parameters in groups of at least
   /// stage3_prefetch_bucket_size elements.
@@ -185,7 +181,7 @@ private:
     return groups_;
   }
 
-  void stage3_forward()
+  void gathered_forward()
   {
     const auto& all = groups();
     std::vector<std::size_t> tickets(all.size(), 0);
@@ -199,7 +195,7 @@ private:
     }
   }
 
-  void stage3_backward()
+  void gathered_backward()
   {
     const auto& all = groups();
     const std::size_t n = all.size();
@@ -217,6 +213,7 @@ private:
   const model::WorkloadTrace& workload_;
   const model::Scenario& scenario_;
   const model::GpuType& gpu_;
+  model::ZeroStage stage_;
   double element_bytes_;
   model::Precision precision_;
   model::BatchShare batch_;
@@ -226,6 +223,12 @@ private:
 };
 
 } // namespace
+
+CollectiveOp gradient_collective(model::ZeroStage stage)
+{
+  return model::gradient_reduction(stage) == model::GradientReduction::AllReduce ? CollectiveOp::AllReduce
+                                                                                : CollectiveOp::ReduceScatter;
+}
 
 double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Precision precision)
 {
@@ -259,8 +262,6 @@ LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, 
 StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision, model::BatchShare batch)
 {
-  if (scenario.zero_stage < 0 || scenario.zero_stage > 3)
-    throw std::invalid_argument("ZeRO stage must be 0-3");
   return ProgramBuilder(workload, scenario, gpu, precision, batch).build();
 }
 

@@ -13,11 +13,15 @@
 ///                  the next group prefetched while the current computes; gradients reduce-scattered
 ///                  per bucket; shard optimizer; parameters stay sharded.
 /// Per step, the data-parallel volume is 2Ψ for stages 0-2 and 3Ψ for stage 3 (ZeRO paper, sec. 7).
+/// Each stage's rules (what it shards, reduces and gathers when) are model::ZeroStage's functions.
 
 #include "sim/engine/StepProgram.hpp"
 #include "sim/model/Scenario.hpp"
 
 namespace gpuscale::engine {
+
+/// The collective that reduces gradients at `stage` (model::gradient_reduction).
+CollectiveOp gradient_collective(model::ZeroStage stage);
 
 /// Bytes the optimizer step reads and writes per trainable parameter (mixed precision: low-precision
 /// gradient in, fp32 master and states read and written, low-precision parameter out).

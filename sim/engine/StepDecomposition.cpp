@@ -27,7 +27,7 @@ model::StepWork decompose_step(const model::ResolvedScenario& resolved)
         work.flop_bound_flop += steps * kernel.flop;
     }
   }
-  const double shard = s.zero_stage >= 1 ? s.data_parallel() : 1.0;
+  const double shard = model::shards_optimizer_states(s.zero()) ? s.data_parallel() : 1.0;
   work.optimizer_bytes = trainable / shard * optimizer_traffic_bytes_per_param(resolved.workload.optimizer, precision);
   return work;
 }

@@ -30,4 +30,26 @@ std::string known_collective_algorithms()
   return "ring, ring_flow, hierarchical, hierarchical_flow, halving_doubling, auto";
 }
 
+std::string to_string(StepExecutorKind executor)
+{
+  switch (executor) {
+    case StepExecutorKind::Simgrid: return "simgrid";
+    case StepExecutorKind::Analytical: return "analytical";
+  }
+  return "?";
+}
+
+std::optional<StepExecutorKind> parse_step_executor(std::string_view name)
+{
+  for (auto executor : {StepExecutorKind::Simgrid, StepExecutorKind::Analytical})
+    if (to_string(executor) == name)
+      return executor;
+  return std::nullopt;
+}
+
+std::string known_step_executors()
+{
+  return "simgrid, analytical";
+}
+
 } // namespace gpuscale::model

@@ -6,6 +6,7 @@
 #include "sim/model/Platform.hpp"
 #include "sim/model/Precision.hpp"
 #include "sim/model/WorkloadTrace.hpp"
+#include "sim/model/ZeroStage.hpp"
 
 #include <optional>
 #include <string>
@@ -20,6 +21,13 @@ enum class CollectiveAlgorithm { Ring, RingFlow, Hierarchical, HierarchicalFlow,
 std::string to_string(CollectiveAlgorithm algorithm);
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view name);
 std::string known_collective_algorithms();
+
+/// What executes the step program: SimGrid (flows share links: contention simulated) or the
+/// analytical α–β executor (no contention; equal to SimGrid where no two transfers share a link).
+enum class StepExecutorKind { Simgrid, Analytical };
+std::string to_string(StepExecutorKind executor);
+std::optional<StepExecutorKind> parse_step_executor(std::string_view name);
+std::string known_step_executors();
 
 /// SimGrid network-model settings. Recorded in every result: they change the simulated times.
 struct SimgridNetworkConfig {
@@ -65,7 +73,7 @@ struct Scenario {
   int global_batch_size = 0;
   int micro_batch_size = 0;
   std::optional<Precision> precision; ///< nullopt: the workload's
-  int zero_stage = 0;
+  int zero_stage = 0; ///< as written (0-3); zero() gives the stage and its rules
   int tensor_parallel = 1;  ///< tp: Megatron TP degree, inside a node
   int context_parallel = 1; ///< cp: sequence split across ranks (ring attention)
   bool sequence_parallel = false; ///< TP all-reduces become reduce-scatter + all-gather; activations / tp
@@ -80,6 +88,7 @@ struct Scenario {
   /// calibration's for the hardware the run uses.
   bool efficiency_given = false;
   SimgridNetworkConfig simgrid;
+  StepExecutorKind executor = StepExecutorKind::Simgrid;
   std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists
   std::string input_pipeline;   ///< host data pipeline; "": the first listed for the benchmark
 
@@ -99,6 +108,8 @@ struct Scenario {
 
   /// Data-parallel degree: model replicas.
   int data_parallel() const { return gpus / (tensor_parallel * context_parallel); }
+  /// The ZeRO stage; throws std::invalid_argument if zero_stage is not 0-3.
+  ZeroStage zero() const { return zero_stage_of(zero_stage); }
   /// Micro-batches each replica runs per optimizer step.
   int gradient_accumulation_steps() const { return global_batch_size / (micro_batch_size * data_parallel()); }
 };

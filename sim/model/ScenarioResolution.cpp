@@ -1,5 +1,7 @@
 #include "sim/model/ScenarioResolution.hpp"
 
+#include "sim/model/ZeroStage.hpp"
+
 #include <string>
 
 namespace gpuscale::model {
@@ -145,7 +147,7 @@ void expand_batch_allocation(Scenario& s, const Platform& platform, ConflictList
   if (s.tensor_parallel * s.context_parallel != 1)
     conflicts.add(Kind::Layout, "batch_allocation", "uneven batch allocation needs pure data parallelism (tp = cp = 1)",
                   {"batch_allocation", "tp", "cp"});
-  if (s.zero_stage >= 2)
+  if (reduces_every_micro_batch(s.zero()))
     for (const auto& share : shares)
       if (share.accumulation != shares.front().accumulation) {
         conflicts.add(Kind::Layout, "batch_allocation",

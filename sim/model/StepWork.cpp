@@ -4,23 +4,21 @@ namespace gpuscale::model {
 
 double StepWork::flop_limited_s(const Efficiency& efficiency) const
 {
-  const double p = peak_flop_per_s * efficiency.compute;
-  const double h = memory_bw_Bps * efficiency.memory;
-  double seconds = flop_bound_flop / p;
+  const Roofline roof = roofline(efficiency);
+  double seconds = flop_bound_flop / roof.flop_per_s;
   for (const auto& k : memory_kernels)
-    if (k.flop * h >= k.bytes * p)
-      seconds += k.count * k.flop / p;
+    if (!roof.memory_limited({k.flop, k.bytes}))
+      seconds += k.count * k.flop / roof.flop_per_s;
   return seconds;
 }
 
 double StepWork::memory_limited_s(const Efficiency& efficiency) const
 {
-  const double p = peak_flop_per_s * efficiency.compute;
-  const double h = memory_bw_Bps * efficiency.memory;
-  double seconds = optimizer_bytes / h;
+  const Roofline roof = roofline(efficiency);
+  double seconds = optimizer_bytes / roof.bytes_per_s;
   for (const auto& k : memory_kernels)
-    if (k.flop * h < k.bytes * p)
-      seconds += k.count * k.bytes / h;
+    if (roof.memory_limited({k.flop, k.bytes}))
+      seconds += k.count * k.bytes / roof.bytes_per_s;
   return seconds;
 }
 

@@ -9,6 +9,7 @@
 /// optimizer step's HBM bytes; P, H: peak FLOP/s at the training precision and HBM bandwidth.
 /// engine::decompose_step fills it with the kernels build_step_program schedules.
 
+#include "sim/model/Roofline.hpp"
 #include "sim/model/Scenario.hpp"
 
 #include <vector>
@@ -28,6 +29,8 @@ struct StepWork {
   std::vector<RooflineKernel> memory_kernels;
   double optimizer_bytes = 0;
 
+  /// The GPU's roofs at `efficiency`.
+  Roofline roofline(const Efficiency& efficiency) const { return PeakRates{peak_flop_per_s, memory_bw_Bps}.at(efficiency); }
   /// The formula above, in seconds (efficiency.network is not used).
   double busy_time_s(const Efficiency& efficiency) const;
   /// Seconds of FLOP-limited and of memory-limited work at `efficiency` (busy = their sum).

@@ -110,6 +110,7 @@ const std::vector<Column>& columns()
       int_column("input_bound", &RunRecord::input_bound),
       real_column("host_utilisation", &RunRecord::host_utilisation),
       real_column("host_max_samples_per_s", &RunRecord::host_max_samples_per_s),
+      text_column("executor", &RunRecord::executor, 16),
   };
   return table;
 }

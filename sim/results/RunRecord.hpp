@@ -73,6 +73,7 @@ struct RunRecord {
   std::int64_t input_bound = 0;        ///< 1: the hosts' CPUs cannot feed the GPUs
   double host_utilisation = 0;         ///< data-loading demand / host capacity, capped at 1
   double host_max_samples_per_s = 0;   ///< per GPU, what the host CPUs can prepare
+  std::string executor;                ///< what executed the step: simgrid | analytical
 
   bool operator==(const RunRecord&) const = default;
 };

@@ -47,6 +47,25 @@ TEST_CASE("analysis::scaling_series computes speedup, efficiency and marginal ga
   CHECK(series.points[2].efficiency == Approx(3.4 / 4));
 }
 
+TEST_CASE("analysis::scaling_series keeps analytical-executor rows apart from SimGrid ones and labels them",
+          "[analysis]")
+{
+  std::vector<results::RunRecord> runs;
+  for (const char* executor : {"simgrid", "analytical"})
+    for (int gpus : {1, 2, 4}) {
+      auto r = testing::usl_run("w", "p", gpus, 1, 0, 0, 1, 400, 1e12, 8);
+      r.executor = executor;
+      runs.push_back(r);
+    }
+  auto configurations = feasible_configurations(runs, EnergyModel{});
+  const auto series = scaling_series(configurations);
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].points.size() == 3);
+  CHECK(series[1].points.size() == 3);
+  CHECK_THAT(series[0].label + " / " + series[1].label, Catch::Contains("executor analytical") &&
+                                                          Catch::Contains("executor simgrid"));
+}
+
 TEST_CASE("analysis::balance_point is the largest configuration before the marginal gain falls below the threshold",
           "[analysis]")
 {

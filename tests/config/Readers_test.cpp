@@ -187,3 +187,23 @@ TEST_CASE("config::read_scenario names a missing referenced file at the key that
   CHECK_THAT(errors, Catch::Contains(path + ":3:13: error: /scenario/platform: platform file '"));
   CHECK_THAT(errors, Catch::Contains(path + ":4:13: error: /scenario/workload: workload file '"));
 }
+
+TEST_CASE("config::read_scenario reads the executor and rejects unknown ones and analytical on LV08", "[config]")
+{
+  const std::string root = GPUSCALE_SOURCE_DIR;
+  const std::string head = "scenario:\n  name: s\n  platform: " + root + "/platforms/dgx-a100-1node.yaml\n  workload: " +
+                           root + "/workloads/resnet50.yaml\n  gpus: 8\n  global_batch_size: 512\n"
+                                  "  micro_batch_size: 64\n";
+  CHECK(config::read_scenario(write_temp("default-executor.yaml", head)).scenario.executor ==
+        model::StepExecutorKind::Simgrid);
+  CHECK(config::read_scenario(write_temp("analytical.yaml", head + "  executor: analytical\n")).scenario.executor ==
+        model::StepExecutorKind::Analytical);
+  const std::string unknown = write_temp("unknown-executor.yaml", head + "  executor: ns3\n");
+  CHECK(errors_of([&] { config::read_scenario(unknown); }) ==
+        unknown + ":8:13: error: /scenario/executor: unknown executor 'ns3' (known: simgrid, analytical)");
+  const std::string lv08 =
+      write_temp("analytical-lv08.yaml", head + "  executor: analytical\n  simgrid:\n    network_model: LV08\n");
+  CHECK_THAT(errors_of([&] { config::read_scenario(lv08); }),
+             Catch::Contains(lv08 + ":8:13: error: /scenario/executor: the analytical executor models the CM02 network "
+                                    "only (simgrid: network_model: LV08)"));
+}

@@ -2,14 +2,19 @@
 // Times collectives on a topology, in their own process (SimGrid allows one engine per process).
 
 #include "sim/engine/IsolatedRun.hpp"
+#include "sim/engine/RouteCosts.hpp"
 #include "sim/engine/SimgridConfig.hpp"
 #include "sim/engine/SimgridPlatform.hpp"
 #include "sim/engine/TopologyGraph.hpp"
+#include "sim/engine/collectives/AnalyticalCollective.hpp"
 #include "sim/engine/collectives/CollectiveDispatch.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -79,6 +84,33 @@ inline CollectiveTiming time_collectives_detailed(const engine::TopologyGraph& t
 inline double time_collectives(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs)
 {
   return time_collectives_detailed(topology, jobs).end_s;
+}
+
+/// The same jobs on the analytical executor: each alone on the links (no contention), from time 0.
+inline double time_collectives_analytically(const engine::TopologyGraph& topology,
+                                            const std::vector<CollectiveJob>& jobs)
+{
+  double end_s = 0;
+  for (const auto& job : jobs) {
+    auto layout = engine::make_communicator_layout(job.ranks, topology.gpu_node);
+    engine::mark_reduction_hardware(layout, topology.gpu_node, topology.node_in_switch_reduction,
+                                    topology.fabric_in_network_reduction);
+    const engine::RouteCosts routes(topology, layout.route_pairs(true), 1.0, model::SimgridNetworkConfig{});
+    std::vector<double> clock_s(job.ranks.size(), 0.0);
+    std::vector<engine::CollectiveCounters> counters(job.ranks.size());
+    engine::time_collective(job.op, job.algorithm, layout, routes, std::vector<double>(job.ranks.size(), job.bytes),
+                            clock_s, counters);
+    end_s = std::max(end_s, *std::max_element(clock_s.begin(), clock_s.end()));
+  }
+  return end_s;
+}
+
+/// Both executors on jobs that share no link: checks that they agree to 1e-6 and returns SimGrid's time.
+inline double time_uncontended(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs)
+{
+  const double simulated = time_collectives(topology, jobs);
+  CHECK(time_collectives_analytically(topology, jobs) == Approx(simulated).epsilon(1e-6));
+  return simulated;
 }
 
 inline std::vector<int> first_ranks(int p)

@@ -1,4 +1,5 @@
-// Collectives against their alpha-beta closed forms (SimGrid CM02, factors 1, no cross-traffic).
+// Collectives against their alpha-beta closed forms (SimGrid CM02, factors 1, no cross-traffic), each
+// timed by both executors (time_uncontended checks the analytical one equals SimGrid to 1e-6).
 
 #include "tests/engine/CollectiveTiming.hpp"
 #include "tests/support/SyntheticPlatforms.hpp"
@@ -29,7 +30,7 @@ TEST_CASE("engine::ring_all_reduce matches 2(p-1)a + 2(p-1)/p S/B for p = 2..64"
   const double bytes = 64e6;
   for (int p : {2, 3, 4, 5, 7, 8, 13, 16, 32, 64}) {
     const auto topology = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s), p);
-    const double simulated = testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
+    const double simulated = testing::time_uncontended(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
     INFO("p = " << p);
     CHECK(simulated == Approx(ring_closed_form(p, bytes)).epsilon(1e-6));
   }
@@ -40,7 +41,7 @@ TEST_CASE("engine ring_flow all-reduce matches the same closed form on an uncont
   const double bytes = 100e6;
   for (int p : {2, 8, 64}) {
     const auto topology = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s), p);
-    const double simulated = testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::RingFlow}});
+    const double simulated = testing::time_uncontended(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::RingFlow}});
     INFO("p = " << p);
     CHECK(simulated == Approx(ring_closed_form(p, bytes)).epsilon(1e-6));
   }
@@ -50,8 +51,8 @@ TEST_CASE("engine ring_flow all-reduce within 1% of the per-step ring across nod
 {
   // 4 nodes x 8 GPUs: the ring crosses the network between nodes, where the NIC is the bottleneck.
   const auto topology = engine::build_topology(testing::synthetic_platform(4, 8, kLinkBps, kHopLatency_s), 32);
-  const double per_step = testing::time_collectives(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::Ring}});
-  const double flow = testing::time_collectives(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::RingFlow}});
+  const double per_step = testing::time_uncontended(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::Ring}});
+  const double flow = testing::time_uncontended(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::RingFlow}});
   CHECK(flow == Approx(per_step).epsilon(0.01));
 }
 
@@ -66,6 +67,9 @@ TEST_CASE("engine collectives that share a link slow each other down", "[engine]
     const double shared = testing::time_collectives(topology, {{ring, 100e6, algorithm}, {ring, 100e6, algorithm}});
     INFO("algorithm: " << model::to_string(algorithm));
     CHECK(shared > 1.9 * alone);
+    // The analytical executor gives each ring the links alone: the contention is what it leaves out.
+    CHECK(testing::time_collectives_analytically(topology, {{ring, 100e6, algorithm}, {ring, 100e6, algorithm}}) ==
+          Approx(alone).epsilon(1e-6));
   }
 }
 
@@ -75,8 +79,8 @@ TEST_CASE("engine ring all-reduce time halves its bandwidth term when bandwidth 
   const double bytes = 1e9;
   const auto slow = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, 0.0), p);
   const auto fast = engine::build_topology(testing::synthetic_platform(1, p, 2 * kLinkBps, 0.0), p);
-  const double t_slow = testing::time_collectives(slow, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
-  const double t_fast = testing::time_collectives(fast, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
+  const double t_slow = testing::time_uncontended(slow, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
+  const double t_fast = testing::time_uncontended(fast, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}});
   CHECK(t_fast == Approx(t_slow / 2).epsilon(1e-6));
 }
 
@@ -92,6 +96,8 @@ TEST_CASE("engine ring reduce-scatter and all-gather match (p-1)a + (p-1)/p S/B"
             testing::time_collectives_detailed(topology, {{testing::first_ranks(p), bytes, algorithm, op}});
         INFO("p = " << p << ", " << engine::to_string(op) << ", " << model::to_string(algorithm));
         CHECK(timing.end_s == Approx(expected).epsilon(1e-6));
+        CHECK(testing::time_collectives_analytically(topology, {{testing::first_ranks(p), bytes, algorithm, op}}) ==
+              Approx(expected).epsilon(1e-6));
         CHECK(timing.bytes_sent_rank0 == Approx((p - 1.0) / p * bytes).epsilon(1e-9));
       }
   }
@@ -103,7 +109,7 @@ TEST_CASE("engine halving-doubling all-reduce matches 2 log2(p) a + 2(p-1)/p S/B
   for (int p : {2, 4, 8, 32}) {
     const auto topology = engine::build_topology(testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s), p);
     const double expected = 2 * std::log2(p) * 2 * kHopLatency_s + 2.0 * (p - 1) / p * bytes / kLinkBps;
-    const double simulated = testing::time_collectives(
+    const double simulated = testing::time_uncontended(
         topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::HalvingDoubling}});
     INFO("p = " << p);
     CHECK(simulated == Approx(expected).epsilon(1e-6));
@@ -148,11 +154,11 @@ TEST_CASE("engine hierarchical all-reduce, reduce-scatter and all-gather match t
     const auto ranks = testing::first_ranks(h.nodes * h.per_node);
     for (auto algorithm : {model::CollectiveAlgorithm::Hierarchical, model::CollectiveAlgorithm::HierarchicalFlow}) {
       INFO(h.nodes << " nodes x " << h.per_node << " GPUs, " << model::to_string(algorithm));
-      CHECK(testing::time_collectives(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllReduce}}) ==
+      CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllReduce}}) ==
             Approx(expected_all_reduce).epsilon(1e-6));
-      CHECK(testing::time_collectives(topology, {{ranks, s, algorithm, engine::CollectiveOp::ReduceScatter}}) ==
+      CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, engine::CollectiveOp::ReduceScatter}}) ==
             Approx(expected_one_way).epsilon(1e-6));
-      CHECK(testing::time_collectives(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllGather}}) ==
+      CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllGather}}) ==
             Approx(expected_one_way).epsilon(1e-6));
     }
   }
@@ -165,9 +171,9 @@ TEST_CASE("engine hierarchical all-reduce beats the flat ring across nodes", "[e
   const Hierarchy h{8, 8};
   const auto topology = rail_topology(h);
   const auto ranks = testing::first_ranks(64);
-  const double ring = testing::time_collectives(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Ring}});
+  const double ring = testing::time_uncontended(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Ring}});
   const double hierarchical =
-      testing::time_collectives(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Hierarchical}});
+      testing::time_uncontended(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Hierarchical}});
   CHECK(hierarchical < 0.5 * ring);
 }
 
@@ -202,10 +208,10 @@ TEST_CASE("engine auto all-reduce in an NVLS switch matches S/B + 2a, against th
     const auto topology = engine::build_topology(platform, p);
     const double alpha = 2 * kHopLatency_s;
     INFO(p << " GPUs");
-    CHECK(testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Auto}}) ==
+    CHECK(testing::time_uncontended(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Auto}}) ==
           Approx(bytes / kLinkBps + 2 * alpha).epsilon(1e-6));
     // Asked for by name, the ring stays a ring on the same switch.
-    CHECK(testing::time_collectives(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}}) ==
+    CHECK(testing::time_uncontended(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}}) ==
           Approx(ring_closed_form(p, bytes)).epsilon(1e-6));
   }
 }
@@ -231,12 +237,12 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
     const double sharp = 2 * intra_half + 2 * h.alpha_e + s / (g * h.bandwidth_e);
     INFO(h.nodes << " nodes x " << h.per_node << " GPUs");
     const engine::CollectiveOp all_reduce = engine::CollectiveOp::AllReduce;
-    CHECK(testing::time_collectives(plain, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
+    CHECK(testing::time_uncontended(plain, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
           Approx(ranks.size() > 64 ? tree : ring).epsilon(1e-6));
-    CHECK(testing::time_collectives(sharp_topology, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
+    CHECK(testing::time_uncontended(sharp_topology, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
           Approx(sharp).epsilon(1e-6));
     // The named algorithms keep their rings on either fabric.
-    CHECK(testing::time_collectives(sharp_topology,
+    CHECK(testing::time_uncontended(sharp_topology,
                                     {{ranks, s, model::CollectiveAlgorithm::HierarchicalFlow, all_reduce}}) ==
           Approx(ring).epsilon(1e-6));
   }

@@ -32,10 +32,11 @@ TEST_CASE("engine::kernel_time_s is the roofline maximum for memory-bound kinds 
   const model::Efficiency e{0.5, 1.0, 0.8};
   const engine::KernelCost norm{1e9, 4e9, true};      // 1e9 / 0.5e15 = 2 us; 4e9 / 2.4e12 = 1.67 ms
   const engine::KernelCost gemm{1e12, 4e9, false};
-  CHECK(engine::kernel_time_s(norm, 1e15, 3e12, e) == Approx(4e9 / (3e12 * 0.8)));
-  CHECK(engine::is_memory_limited(norm, 1e15, 3e12, e));
-  CHECK(engine::kernel_time_s(gemm, 1e15, 3e12, e) == Approx(1e12 / (1e15 * 0.5)));
-  CHECK_FALSE(engine::is_memory_limited(gemm, 1e15, 3e12, e));
+  const model::Roofline roofline = model::PeakRates{1e15, 3e12}.at(e);
+  CHECK(engine::kernel_time_s(norm, roofline) == Approx(4e9 / (3e12 * 0.8)));
+  CHECK(engine::is_memory_limited(norm, roofline));
+  CHECK(engine::kernel_time_s(gemm, roofline) == Approx(1e12 / (1e15 * 0.5)));
+  CHECK_FALSE(engine::is_memory_limited(gemm, roofline));
   CHECK(engine::is_memory_bound_kind(model::LayerKind::Elementwise));
   CHECK_FALSE(engine::is_memory_bound_kind(model::LayerKind::Attention));
 }

@@ -65,45 +65,58 @@ std::string describe_algorithm(CollectiveAlgorithm chosen, SwitchReduction short
   return model::to_string(chosen);
 }
 
-void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Communicator& comm, int rank, double bytes,
-                    CollectiveCounters& counters)
+CollectivePlan plan_collective(CollectiveOp op, CollectiveAlgorithm requested, const CommunicatorShape& shape,
+                               double bytes)
 {
-  if (comm.size() < 2 || bytes <= 0)
-    return;
-  const CollectiveAlgorithm requested = algorithm;
-  algorithm = choose_algorithm(requested, op, comm.size(), comm.hierarchical(), bytes);
-  const SwitchReduction shortcut = choose_switch_reduction(requested, algorithm, op, comm.size(),
-                                                           comm.in_switch_reduction, comm.in_network_reduction);
+  CollectivePlan plan;
+  if (shape.size < 2 || bytes <= 0)
+    return plan;
+  const CollectiveAlgorithm algorithm = choose_algorithm(requested, op, shape.size, shape.hierarchical, bytes);
+  const SwitchReduction shortcut = choose_switch_reduction(requested, algorithm, op, shape.size,
+                                                           shape.in_switch_reduction, shape.in_network_reduction);
   if (algorithm == CollectiveAlgorithm::HalvingDoubling && op == CollectiveOp::AllReduce) {
-    halving_doubling_all_reduce(comm, rank, bytes, counters);
-    return;
+    if (is_power_of_two(shape.size))
+      plan.halving_doubling = true;
+    else // Rabenseifner needs a power of two: the per-step ring instead
+      plan.rings = ring_all_reduce_plan(bytes);
+    return plan;
   }
   // Halving-doubling is an all-reduce algorithm: other operations take rings.
   const bool hierarchical =
       algorithm == CollectiveAlgorithm::Hierarchical || algorithm == CollectiveAlgorithm::HierarchicalFlow;
-  RingPlan plan;
   switch (op) {
     case CollectiveOp::AllReduce:
       if (shortcut == SwitchReduction::InSwitch)
-        plan = in_switch_all_reduce_plan(bytes);
+        plan.rings = in_switch_all_reduce_plan(bytes);
       else if (hierarchical)
-        plan = hierarchical_all_reduce_plan(comm, bytes,
-                                            shortcut == SwitchReduction::InNetwork     ? CrossPhase::InNetwork
-                                            : shortcut == SwitchReduction::TreeLatency ? CrossPhase::TreeLatency
-                                                                                       : CrossPhase::Ring);
+        plan.rings = hierarchical_all_reduce_plan(shape, bytes,
+                                                  shortcut == SwitchReduction::InNetwork     ? CrossPhase::InNetwork
+                                                  : shortcut == SwitchReduction::TreeLatency ? CrossPhase::TreeLatency
+                                                                                             : CrossPhase::Ring);
       else
-        plan = ring_all_reduce_plan(bytes);
+        plan.rings = ring_all_reduce_plan(bytes);
       break;
     case CollectiveOp::ReduceScatter:
-      plan = hierarchical ? hierarchical_reduce_scatter_plan(comm, bytes) : ring_reduce_scatter_plan(bytes);
+      plan.rings = hierarchical ? hierarchical_reduce_scatter_plan(shape, bytes) : ring_reduce_scatter_plan(bytes);
       break;
     case CollectiveOp::AllGather:
-      plan = hierarchical ? hierarchical_all_gather_plan(comm, bytes) : ring_all_gather_plan(bytes);
+      plan.rings = hierarchical ? hierarchical_all_gather_plan(shape, bytes) : ring_all_gather_plan(bytes);
       break;
   }
   const bool flow_level =
       algorithm == CollectiveAlgorithm::RingFlow || algorithm == CollectiveAlgorithm::HierarchicalFlow;
-  run_ring_plan(plan, flow_level ? Granularity::FlowLevel : Granularity::PerStep, comm, rank, counters);
+  plan.granularity = flow_level ? Granularity::FlowLevel : Granularity::PerStep;
+  return plan;
+}
+
+void run_collective(CollectiveOp op, CollectiveAlgorithm algorithm, const Communicator& comm, int rank, double bytes,
+                    CollectiveCounters& counters)
+{
+  const CollectivePlan plan = plan_collective(op, algorithm, comm.shape(), bytes);
+  if (plan.halving_doubling)
+    halving_doubling_all_reduce(comm, rank, bytes, counters);
+  else if (!plan.rings.empty())
+    run_ring_plan(plan.rings, plan.granularity, comm, rank, counters);
 }
 
 } // namespace gpuscale::engine

@@ -2,6 +2,7 @@
 /// Runs one collective with a chosen algorithm, and chooses one as NCCL roughly would for `auto`.
 
 #include "sim/engine/collectives/Communicator.hpp"
+#include "sim/engine/collectives/RingPlan.hpp"
 #include "sim/model/Scenario.hpp"
 
 #include <string>
@@ -36,6 +37,20 @@ SwitchReduction choose_switch_reduction(model::CollectiveAlgorithm requested, mo
 /// The algorithm's name with its shortcut, as results record it: "nvls", "hierarchical_flow+sharp",
 /// "hierarchical_flow+tree", or the plain name.
 std::string describe_algorithm(model::CollectiveAlgorithm chosen, SwitchReduction shortcut);
+
+/// How one rank runs a collective: Rabenseifner's pairwise exchanges, or a ring plan at a granularity.
+/// Both executors run the same plan (run_collective on SimGrid, time_collective analytically).
+struct CollectivePlan {
+  bool halving_doubling = false; ///< recursive halving then doubling (p a power of two); `rings` unused
+  RingPlan rings;
+  Granularity granularity = Granularity::PerStep;
+};
+
+/// The plan for `op` of `bytes` with `requested` (auto resolved by choose_algorithm and
+/// choose_switch_reduction) on a communicator of `shape`. Empty when there is nothing to do
+/// (fewer than two ranks or no bytes).
+CollectivePlan plan_collective(CollectiveOp op, model::CollectiveAlgorithm requested, const CommunicatorShape& shape,
+                               double bytes);
 
 /// `bytes` is always the full (unsharded) buffer: the all-reduced tensor, the reduce-scatter input,
 /// the all-gather output.

@@ -34,6 +34,11 @@ std::vector<simgrid::s4u::Host*> hosts_of(const std::vector<int>& members, const
 
 } // namespace
 
+CommunicatorShape Communicator::shape() const
+{
+  return {size(), hierarchical(), hierarchical() ? locals.front().size() : 1, in_switch_reduction, in_network_reduction};
+}
+
 simgrid::s4u::Mailbox* Communicator::step_inbox(int rank, int step) const
 {
   return simgrid::s4u::Mailbox::by_name(name + "/" + std::to_string(rank) + "/step" + std::to_string(step));

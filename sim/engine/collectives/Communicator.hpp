@@ -37,6 +37,7 @@ struct Communicator {
 
   int size() const { return static_cast<int>(hosts.size()); }
   bool hierarchical() const { return !locals.empty(); }
+  CommunicatorShape shape() const;
   /// Mailbox where `rank` receives step `step` of a pairwise-exchange algorithm.
   simgrid::s4u::Mailbox* step_inbox(int rank, int step) const;
 };

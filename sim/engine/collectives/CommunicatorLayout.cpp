@@ -47,6 +47,12 @@ void mark_reduction_hardware(CommunicatorLayout& layout, const std::vector<int>&
   layout.in_network_reduction = layout.locals.size() > 1 && fabric_in_network_reduction;
 }
 
+CommunicatorShape CommunicatorLayout::shape() const
+{
+  return {size(), hierarchical, locals.empty() ? 1 : static_cast<int>(locals.front().size()), in_switch_reduction,
+          in_network_reduction};
+}
+
 std::vector<std::pair<int, int>> CommunicatorLayout::route_pairs(bool halving_doubling) const
 {
   std::vector<std::pair<int, int>> pairs;

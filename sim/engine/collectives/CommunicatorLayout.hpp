@@ -10,6 +10,16 @@
 
 namespace gpuscale::engine {
 
+/// What choosing and planning a collective needs to know of its communicator: shared by the SimGrid
+/// communicator and the analytical executor, which has no SimGrid objects.
+struct CommunicatorShape {
+  int size = 0;
+  bool hierarchical = false; ///< see CommunicatorLayout
+  int per_node = 1;          ///< ranks on each node (meaningful when hierarchical)
+  bool in_switch_reduction = false;
+  bool in_network_reduction = false;
+};
+
 struct CommunicatorLayout {
   std::vector<int> gpu_ranks;             ///< global GPU rank of each communicator rank
   std::vector<std::vector<int>> locals;   ///< communicator ranks sharing a node, in order
@@ -24,6 +34,7 @@ struct CommunicatorLayout {
   bool in_network_reduction = false;
 
   int size() const { return static_cast<int>(gpu_ranks.size()); }
+  CommunicatorShape shape() const;
 
   /// Ordered GPU-rank pairs the collectives send on: ring successors, intra-node and cross-node ring
   /// successors, and (when `halving_doubling` and the size is a power of two) all butterfly partners.

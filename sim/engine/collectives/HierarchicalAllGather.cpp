@@ -4,11 +4,11 @@
 
 namespace gpuscale::engine {
 
-RingPlan hierarchical_all_gather_plan(const Communicator& comm, double bytes)
+RingPlan hierarchical_all_gather_plan(const CommunicatorShape& comm, double bytes)
 {
-  if (!comm.hierarchical())
+  if (!comm.hierarchical)
     return ring_all_gather_plan(bytes);
-  const double per_node = static_cast<double>(comm.locals.front().size());
+  const double per_node = static_cast<double>(comm.per_node);
   return {{RingPhase::Scope::Crosses, 1, bytes / per_node}, {RingPhase::Scope::Locals, 1, bytes}};
 }
 

@@ -6,6 +6,6 @@
 
 namespace gpuscale::engine {
 
-RingPlan hierarchical_all_gather_plan(const Communicator& comm, double bytes);
+RingPlan hierarchical_all_gather_plan(const CommunicatorShape& comm, double bytes);
 
 } // namespace gpuscale::engine

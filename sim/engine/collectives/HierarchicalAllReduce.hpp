@@ -14,6 +14,6 @@ namespace gpuscale::engine {
 /// latency, or in the switches (SHARP); see RingPhase.
 enum class CrossPhase { Ring, TreeLatency, InNetwork };
 
-RingPlan hierarchical_all_reduce_plan(const Communicator& comm, double bytes, CrossPhase cross_phase);
+RingPlan hierarchical_all_reduce_plan(const CommunicatorShape& comm, double bytes, CrossPhase cross_phase);
 
 } // namespace gpuscale::engine

@@ -4,11 +4,11 @@
 
 namespace gpuscale::engine {
 
-RingPlan hierarchical_reduce_scatter_plan(const Communicator& comm, double bytes)
+RingPlan hierarchical_reduce_scatter_plan(const CommunicatorShape& comm, double bytes)
 {
-  if (!comm.hierarchical())
+  if (!comm.hierarchical)
     return ring_reduce_scatter_plan(bytes);
-  const double per_node = static_cast<double>(comm.locals.front().size());
+  const double per_node = static_cast<double>(comm.per_node);
   return {{RingPhase::Scope::Locals, 1, bytes}, {RingPhase::Scope::Crosses, 1, bytes / per_node}};
 }
 

@@ -7,6 +7,6 @@
 
 namespace gpuscale::engine {
 
-RingPlan hierarchical_reduce_scatter_plan(const Communicator& comm, double bytes);
+RingPlan hierarchical_reduce_scatter_plan(const CommunicatorShape& comm, double bytes);
 
 } // namespace gpuscale::engine

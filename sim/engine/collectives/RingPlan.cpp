@@ -35,6 +35,11 @@ int ceil_log2(int value)
 
 } // namespace
 
+int flow_level_latencies(const RingPhase& phase, int steps, int q)
+{
+  return phase.tree_latency ? std::min(steps, 2 * ceil_log2(q)) : steps;
+}
+
 void run_ring_plan(const RingPlan& plan, Granularity granularity, const Communicator& comm, int rank,
                    CollectiveCounters& counters)
 {
@@ -64,7 +69,7 @@ void run_ring_plan(const RingPlan& plan, Granularity granularity, const Communic
     } else {
       exchange_with_neighbours(*ring, ring_rank, 1, static_cast<uint64_t>(std::llround(steps * chunk_bytes)),
                                counters);
-      const int latencies = phase.tree_latency ? std::min(steps, 2 * ceil_log2(q)) : steps;
+      const int latencies = flow_level_latencies(phase, steps, q);
       unpaid_latency_s += (latencies - 1) * route_latency_s;
     }
   }

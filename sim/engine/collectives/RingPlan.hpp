@@ -42,6 +42,10 @@ using RingPlan = std::vector<RingPhase>;
 
 enum class Granularity { PerStep, FlowLevel };
 
+/// Route latencies a flow-level phase of `steps` steps on a ring of `q` ranks pays in all: one per
+/// step, or the tree's 2 ceil(log2 q) when that is fewer and the phase asks for it.
+int flow_level_latencies(const RingPhase& phase, int steps, int q);
+
 /// Runs `plan` as communicator rank `rank`, from that rank's actor.
 void run_ring_plan(const RingPlan& plan, Granularity granularity, const Communicator& comm, int rank,
                    CollectiveCounters& counters);

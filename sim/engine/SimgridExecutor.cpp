@@ -1,0 +1,102 @@
+#include "sim/engine/SimgridExecutor.hpp"
+
+#include "sim/engine/CommStream.hpp"
+#include "sim/engine/GpuActor.hpp"
+#include "sim/engine/SimgridConfig.hpp"
+#include "sim/engine/SimgridPlatform.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <memory>
+
+namespace sg4 = simgrid::s4u;
+
+namespace gpuscale::engine {
+namespace {
+
+std::vector<Communicator> communicators_of(const std::string& prefix, const std::vector<CommunicatorLayout>& layouts,
+                                           const SimgridPlatform& platform)
+{
+  std::vector<Communicator> comms;
+  comms.reserve(layouts.size());
+  for (std::size_t g = 0; g < layouts.size(); ++g)
+    comms.push_back(make_communicator(prefix + std::to_string(g), layouts[g], platform.gpu_hosts));
+  return comms;
+}
+
+/// The index of `rank` inside its group's member list.
+int position_in(const std::vector<int>& group, int rank)
+{
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (group[i] == rank)
+      return static_cast<int>(i);
+  return -1;
+}
+
+void configure_engine(const model::SimgridNetworkConfig& network)
+{
+  for (const auto& item : simgrid_config_items(network))
+    sg4::Engine::set_config(item);
+}
+
+} // namespace
+
+StepTrace execute_on_simgrid(const StepSetup& setup)
+{
+  const model::Scenario& scenario = *setup.scenario;
+  const int p = setup.gpus();
+  // The engine parses --log from argv; the network model is set explicitly below.
+  int argc = 2;
+  char arg0[] = "gpuscale";
+  char arg1[] = "--log=root.thres:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  sg4::Engine engine(&argc, argv);
+  configure_engine(scenario.simgrid);
+
+  SimgridPlatformSpec spec;
+  spec.gpu_speed_flop_per_s = setup.gpu_speed_flop_per_s;
+  spec.network_efficiency = scenario.efficiency.network;
+  spec.routes = setup.routes;
+  const SimgridPlatform platform = build_simgrid_platform(setup.topology, spec);
+
+  // Gradient and parameter streams run concurrently over the same ranks (ZeRO-3 prefetch next to
+  // gradient reduce-scatter): separate communicators, so their messages never mix.
+  std::array<std::vector<Communicator>, kStreamCount> comms;
+  comms[static_cast<std::size_t>(Stream::Gradients)] = communicators_of("dp-grad", setup.dp_layouts, platform);
+  comms[static_cast<std::size_t>(Stream::Parameters)] = communicators_of("dp-param", setup.dp_layouts, platform);
+  comms[static_cast<std::size_t>(Stream::TensorParallel)] = communicators_of("tp", setup.tp_layouts, platform);
+  comms[static_cast<std::size_t>(Stream::ContextParallel)] = communicators_of("cp", setup.cp_layouts, platform);
+
+  std::vector<std::unique_ptr<CommStream>> streams;
+  std::vector<std::array<CommStream*, kStreamCount>> streams_of_rank(static_cast<std::size_t>(p));
+  StepTrace trace(static_cast<std::size_t>(p));
+  for (int rank = 0; rank < p; ++rank) {
+    sg4::Host* host = platform.gpu_hosts[static_cast<std::size_t>(rank)];
+    const std::string suffix = std::to_string(rank);
+    const StepProgram& program = setup.program_of(rank);
+    for (Stream which : {Stream::Gradients, Stream::Parameters, Stream::TensorParallel, Stream::ContextParallel}) {
+      const auto s = static_cast<std::size_t>(which);
+      if (program.submitted[s] == 0)
+        continue;
+      const StreamGroups groups = setup.groups_of(which);
+      const auto g = static_cast<std::size_t>(setup.group_of(which, rank));
+      streams.push_back(std::make_unique<CommStream>(comms[s][g], position_in((*groups.groups)[g], rank), groups.algorithm));
+      streams_of_rank[static_cast<std::size_t>(rank)][s] = streams.back().get();
+      sg4::Actor::create("stream" + std::to_string(static_cast<int>(which)) + "-" + suffix, host,
+                         [stream = streams.back().get()] { (*stream)(); });
+    }
+    sg4::Actor::create("gpu" + suffix, host,
+                       GpuActor(program, streams_of_rank[static_cast<std::size_t>(rank)],
+                                trace[static_cast<std::size_t>(rank)].timeline));
+  }
+  engine.run();
+
+  for (int rank = 0; rank < p; ++rank)
+    for (std::size_t s = 0; s < kStreamCount; ++s)
+      if (const CommStream* stream = streams_of_rank[static_cast<std::size_t>(rank)][s])
+        trace[static_cast<std::size_t>(rank)].streams[s] = {true, stream->busy_s(), stream->counters().bytes_sent};
+  return trace;
+}
+
+} // namespace gpuscale::engine

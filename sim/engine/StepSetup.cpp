@@ -1,0 +1,93 @@
+#include "sim/engine/StepSetup.hpp"
+
+#include "sim/engine/ScheduleBuilder.hpp"
+
+#include <map>
+#include <string>
+
+namespace gpuscale::engine {
+namespace {
+
+std::vector<CommunicatorLayout> layouts_of(const std::vector<std::vector<int>>& groups, const TopologyGraph& topology)
+{
+  std::vector<CommunicatorLayout> layouts;
+  for (const auto& group : groups) {
+    layouts.push_back(make_communicator_layout(group, topology.gpu_node));
+    mark_reduction_hardware(layouts.back(), topology.gpu_node, topology.node_in_switch_reduction,
+                            topology.fabric_in_network_reduction);
+  }
+  return layouts;
+}
+
+/// The ordered pairs every collective of the step may send on, so the platform has their routes.
+std::vector<std::pair<int, int>> routes_of(const StepSetup& setup)
+{
+  const auto collective = setup.scenario->collective;
+  const bool dp_may_use_halving_doubling = collective == model::CollectiveAlgorithm::HalvingDoubling ||
+                                           collective == model::CollectiveAlgorithm::Auto;
+  std::vector<std::pair<int, int>> routes;
+  for (const auto& layout : setup.dp_layouts)
+    for (const auto& pair : layout.route_pairs(dp_may_use_halving_doubling))
+      routes.push_back(pair);
+  for (const auto* layouts : {&setup.tp_layouts, &setup.cp_layouts})
+    for (const auto& layout : *layouts)
+      for (const auto& pair : layout.route_pairs(true))
+        routes.push_back(pair);
+  return routes;
+}
+
+} // namespace
+
+int StepSetup::group_of(Stream stream, int rank) const
+{
+  switch (stream) {
+    case Stream::Gradients:
+    case Stream::Parameters: return parallel.data_parallel_group_of(rank);
+    case Stream::TensorParallel: return parallel.tensor_parallel_group_of(rank);
+    case Stream::ContextParallel: return parallel.context_parallel_group_of(rank);
+  }
+  return -1;
+}
+
+StreamGroups StepSetup::groups_of(Stream stream) const
+{
+  switch (stream) {
+    case Stream::Gradients:
+    case Stream::Parameters:
+      return {&parallel.data_parallel_groups, &dp_layouts, scenario->collective};
+    case Stream::TensorParallel:
+      return {&parallel.tensor_parallel_groups, &tp_layouts, model::CollectiveAlgorithm::Auto};
+    case Stream::ContextParallel:
+      return {&parallel.context_parallel_groups, &cp_layouts, model::CollectiveAlgorithm::Auto};
+  }
+  return {};
+}
+
+StepSetup::StepSetup(const model::ResolvedScenario& resolved)
+    : scenario(&resolved.scenario), topology(build_topology(resolved.platform, resolved.scenario.gpus)),
+      parallel(make_parallel_layout(resolved.scenario))
+{
+  const auto& scenario = resolved.scenario;
+  const int p = scenario.gpus;
+  const model::Precision precision = resolved.precision();
+  dp_layouts = layouts_of(parallel.data_parallel_groups, topology);
+  tp_layouts = layouts_of(parallel.tensor_parallel_groups, topology);
+  cp_layouts = layouts_of(parallel.context_parallel_groups, topology);
+
+  std::map<std::string, std::size_t> program_of_type;
+  for (int rank = 0; rank < p; ++rank) {
+    const std::string& type_name = topology.gpu_type[static_cast<std::size_t>(rank)];
+    const model::GpuType& gpu = resolved.platform.gpu_types.at(type_name);
+    gpu_speed_flop_per_s.push_back(gpu.peak_for(precision).value() * scenario.efficiency.compute);
+    // One program per distinct (GPU type, batch share): uneven allocations give GPUs their own.
+    const model::BatchShare share = scenario.batch_of_rank(rank);
+    const std::string key = type_name + "/" + std::to_string(share.micro_batch) + "x" + std::to_string(share.accumulation);
+    auto [it, inserted] = program_of_type.try_emplace(key, programs.size());
+    if (inserted)
+      programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision, share));
+    program_of_rank.push_back(it->second);
+  }
+  routes = routes_of(*this);
+}
+
+} // namespace gpuscale::engine

@@ -1,0 +1,38 @@
+#pragma once
+/// What each GPU did in one executed step: the common output of both executors
+/// (execute_on_simgrid, execute_analytically), from which IterationResult is summarised.
+
+#include "sim/engine/StepProgram.hpp"
+
+#include <array>
+#include <vector>
+
+namespace gpuscale::engine {
+
+struct StepSetup;
+
+/// When things happened on one GPU during the step (simulated seconds from 0).
+struct GpuTimeline {
+  double compute_s = 0; ///< busy executing kernels (forward, backward, optimizer)
+  double end_s = 0;     ///< step finished
+};
+
+/// One communication stream of one GPU.
+struct StreamTrace {
+  bool used = false;     ///< the program submitted to it
+  double busy_s = 0;     ///< time running collectives
+  double bytes_sent = 0; ///< bytes this GPU sent in them
+};
+
+struct RankTrace {
+  GpuTimeline timeline;
+  std::array<StreamTrace, kStreamCount> streams{};
+};
+
+/// By GPU rank.
+using StepTrace = std::vector<RankTrace>;
+
+/// The interface both executors implement: run every rank's program of `setup`.
+using StepExecutor = StepTrace (*)(const StepSetup& setup);
+
+} // namespace gpuscale::engine

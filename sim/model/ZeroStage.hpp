@@ -1,0 +1,52 @@
+#pragma once
+/// ZeRO's stages (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter
+/// Models", SC 2020, sec. 5) and the rules each implies, stated once: what it shards over the
+/// data-parallel group, how gradients are reduced, and what is gathered when. The schedule builder,
+/// the memory model, the step decomposition and the readers ask these functions instead of comparing
+/// stage numbers.
+///
+///   stage               shards                        gradients           parameters gathered
+///   0  Ddp              nothing                       all-reduce          never
+///   1  OptimizerStates  optimizer states              reduce-scatter      after the optimizer step
+///   2  Gradients        + gradients                   reduce-scatter      after the optimizer step
+///   3  Parameters       + parameters                  reduce-scatter      before use, forward and backward
+
+#include <string>
+
+namespace gpuscale::model {
+
+enum class ZeroStage { Ddp = 0, OptimizerStates = 1, Gradients = 2, Parameters = 3 };
+
+/// The stage numbered `stage` (0-3); throws std::invalid_argument otherwise.
+ZeroStage zero_stage_of(int stage);
+int stage_number(ZeroStage stage);
+/// "ZeRO-2", as messages name it.
+std::string to_string(ZeroStage stage);
+
+/// Optimizer states (fp32 master, moments) are split over the data-parallel ranks: each rank
+/// updates its 1/N shard.
+bool shards_optimizer_states(ZeroStage stage);
+/// Each rank keeps only its 1/N of the reduced gradients.
+bool shards_gradients(ZeroStage stage);
+/// Each rank holds only its 1/N of the parameters between uses.
+bool shards_parameters(ZeroStage stage);
+
+/// How gradients are reduced over the data-parallel group.
+enum class GradientReduction {
+  AllReduce,     ///< every rank gets the whole reduced gradient (DDP)
+  ReduceScatter, ///< every rank gets the reduced shard it updates
+};
+GradientReduction gradient_reduction(ZeroStage stage);
+
+/// Gradients are reduced on every micro-batch (DeepSpeed's stages 2 and 3, so full gradients are
+/// never held) rather than only at the accumulation boundary (DDP's no_sync(), ZeRO-1).
+bool reduces_every_micro_batch(ZeroStage stage);
+/// Gradient buckets are handed to the reduction as backward fills them, overlapping the rest of
+/// backward; ZeRO-1 reduces all gradients in one pass after the last backward.
+bool reduces_during_backward(ZeroStage stage);
+/// Updated parameter shards are all-gathered after the optimizer step, so every replica has them all.
+bool gathers_parameters_after_step(ZeroStage stage);
+/// Parameters are all-gathered group by group before use in forward and again in backward.
+bool gathers_parameters_before_use(ZeroStage stage);
+
+} // namespace gpuscale::model
