@@ -70,11 +70,14 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const Sc
       out += fmt::format("  note: global batch {} lies outside the reference convergence points [{}, {}]; ",
                          r.global_batch_size, curve.min_global_batch_size(), curve.max_global_batch_size());
       if (model.fit())
-        out += fmt::format("samples to converge EXTRAPOLATED with the critical-batch-size fit (B_noise {:.4g}): "
-                           "{:.3g} [{:.3g}, {:.3g}] ({:.0f} % interval), time to train {:.2f} min [{:.2f}, {:.2f}]\n",
-                           model.fit()->noise_batch_size(), t.samples_to_converge, t.samples_to_converge_low,
-                           t.samples_to_converge_high, 100 * model::kConvergenceIntervalLevel, t.total_min,
-                           t.total_low_min, t.total_high_min);
+        out += fmt::format("samples to converge EXTRAPOLATED {}: {:.3g} [{:.3g}, {:.3g}] ({:.0f} % interval), "
+                           "time to train {:.2f} min [{:.2f}, {:.2f}]\n",
+                           r.global_batch_size > curve.max_global_batch_size()
+                               ? fmt::format("with the critical-batch-size fit (B_noise {:.4g})",
+                                             model.fit()->noise_batch_size())
+                               : std::string("as the smallest point's"),
+                           t.samples_to_converge, t.samples_to_converge_low, t.samples_to_converge_high,
+                           100 * model::kConvergenceIntervalLevel, t.total_min, t.total_low_min, t.total_high_min);
       else
         out += fmt::format("samples to converge taken from the nearest one (too few points for a fit, interval "
                            "unknown)\n");

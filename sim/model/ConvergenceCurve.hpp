@@ -18,7 +18,7 @@ struct ConvergencePoint {
 
 /// What samples_to_converge() returns. `extrapolated` is true when the batch size lies outside the
 /// reference points, and a report must say so. ConvergenceCurve then gives the nearest end's value;
-/// ConvergenceModel the critical-batch-size fit's. [samples_low, samples_high] is the interval
+/// ConvergenceModel extrapolates (the critical-batch-size fit above the points). [samples_low, samples_high] is the interval
 /// (ConvergenceModel; ConvergenceCurve leaves it equal to samples).
 struct ConvergenceEstimate {
   double samples = 0;

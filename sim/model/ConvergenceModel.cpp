@@ -2,6 +2,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -30,17 +31,25 @@ ConvergenceEstimate ConvergenceModel::samples_to_converge(int global_batch_size)
     estimate.samples_low = estimate.samples_high = std::numeric_limits<double>::quiet_NaN();
     return estimate;
   }
-  const ConvergencePoint& end =
-      global_batch_size > curve_.max_global_batch_size() ? curve_.points().back() : curve_.points().front();
+  const bool above = global_batch_size > curve_.max_global_batch_size();
+  const ConvergencePoint& end = above ? curve_.points().back() : curve_.points().front();
   const double growth = fit_->log_growth(end.global_batch_size, global_batch_size);
   const double scatter = fit_->relative_scatter();
   const double sigma =
       std::sqrt(fit_->log_growth_variance(end.global_batch_size, global_batch_size) + 2 * scatter * scatter);
   const boost::math::students_t t_distribution(fit_->degrees_of_freedom());
   const double t = boost::math::quantile(t_distribution, 0.5 + kConvergenceIntervalLevel / 2);
-  estimate.samples = end.value * std::exp(growth);
-  estimate.samples_low = end.value * std::exp(growth - t * sigma);
-  estimate.samples_high = end.value * std::exp(growth + t * sigma);
+  if (above) {
+    estimate.samples = end.value * std::exp(growth);
+    estimate.samples_low = end.value * std::exp(growth - t * sigma);
+    estimate.samples_high = end.value * std::exp(growth + t * sigma);
+    return estimate;
+  }
+  // Below: the smallest point's samples (estimate.samples already), with an interval that holds both
+  // that reading and the fit's.
+  const double point_sigma = std::sqrt(2.0) * scatter;
+  estimate.samples_low = end.value * std::exp(std::min(growth - t * sigma, -t * point_sigma));
+  estimate.samples_high = end.value * std::exp(std::max(growth + t * sigma, t * point_sigma));
   return estimate;
 }
 

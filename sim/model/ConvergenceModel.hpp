@@ -17,19 +17,23 @@ inline constexpr double kConvergenceIntervalLevel = 0.95;
 ///
 /// Inside [smallest, largest reference batch]: the piecewise log-log curve through the points,
 /// interval low = high = samples (the points are the measurement; their own scatter is not
-/// propagated). Outside, with a fit (at least ConvergenceFit::kMinPoints points), the fit's growth
-/// from the nearest end point:
+/// propagated). Above the largest batch, with a fit (at least ConvergenceFit::kMinPoints points),
+/// the fit's growth from the largest point:
 ///
 ///   E(B) = E_end * (a + b B) / (a + b B_end)
 ///
-/// which is continuous at the end point, non-decreasing in B above the range (b >= 0) and falls
-/// towards E_min below it. Interval, in log space:
+/// which is continuous at the end point and non-decreasing in B (b >= 0). Interval, in log space:
 ///
 ///   log E(B) +- t(0.975, n - p) * sqrt(Var[growth] + 2 s^2)
 ///
 /// Var[growth] from the fit's covariance (delta method); 2 s^2 because a reference point measured
 /// at B would scatter about the curve as the end point does (s: the fit's relative scatter).
-/// Without a fit (fewer points), the nearest end's value as before and an unknown interval (NaN).
+///
+/// Below the smallest batch: the smallest point's samples. The MLPerf result logs below the
+/// smallest RCP batch need about as many samples (ResNet, RetinaNet) or more (BERT at 66), not
+/// the fewer the fit predicts. The interval is the union of the fit's and of
+/// log E_end +- t sqrt(2) s.
+/// Without a fit (fewer points), the nearest end's value and an unknown interval (NaN).
 class ConvergenceModel {
 public:
   explicit ConvergenceModel(ConvergenceCurve curve);

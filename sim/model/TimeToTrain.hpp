@@ -21,8 +21,8 @@ struct TimeToTrain {
   double samples_to_converge = 0;
   double iterations = 0;     ///< ceil(samples_to_converge / global batch size)
   double evaluations = 0;    ///< expected count (EvaluationSchedule::evaluations); 0 if untimed
-  /// The batch size lies outside the reference points: samples_to_converge is the critical-batch-size
-  /// fit's (ConvergenceModel), with the interval below.
+  /// The batch size lies outside the reference points: samples_to_converge is ConvergenceModel's
+  /// extrapolation (the critical-batch-size fit above them), with the interval below.
   bool extrapolated = false;
   /// 95 % interval of samples_to_converge (equal to it inside the reference points; NaN where the
   /// table has too few points for a fit) and total_min at its ends.
