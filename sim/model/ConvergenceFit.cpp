@@ -8,10 +8,11 @@
 namespace gpuscale::model {
 namespace {
 
+/// One solution of the least-squares problem; cov_* are (X^T X)^-1, still to be scaled by s^2.
 struct Candidate {
   double a = 0, b = 0;
   double cov_aa = 0, cov_ab = 0, cov_bb = 0;
-  double residual_sum_squares = 0;
+  double residual_sum_squares = std::numeric_limits<double>::infinity();
   int parameters = 0;
   std::string constraint;
 };
@@ -58,17 +59,33 @@ ConvergenceFit::ConvergenceFit(const std::vector<ConvergencePoint>& points)
   const std::size_t count = points.size();
 
   Candidate best;
-  best.residual_sum_squares = std::numeric_limits<double>::infinity();
   if (det > 0) {
     const double a = (n.g22 * n.r1 - n.g12 * n.r2) / det;
     const double b = (n.g11 * n.r2 - n.g12 * n.r1) / det;
-    if (a >= 0 && b >= 0)
-      best = {a, b, n.g22 / det, -n.g12 / det, n.g11 / det, relative_rss(points, a, b), 2, ""};
+    if (a >= 0 && b >= 0) {
+      best.a = a;
+      best.b = b;
+      best.cov_aa = n.g22 / det;
+      best.cov_ab = -n.g12 / det;
+      best.cov_bb = n.g11 / det;
+      best.residual_sum_squares = relative_rss(points, a, b);
+      best.parameters = 2;
+    }
   }
   if (!std::isfinite(best.residual_sum_squares)) {
     // On the boundary of a >= 0, b >= 0: one free parameter each, closed form r / g.
-    const Candidate steps_only{0, n.r2 / n.g22, 0, 0, 1 / n.g22, relative_rss(points, 0, n.r2 / n.g22), 1, "E_min = 0"};
-    const Candidate samples_only{n.r1 / n.g11, 0, 1 / n.g11, 0, 0, relative_rss(points, n.r1 / n.g11, 0), 1, "S_min = 0"};
+    Candidate steps_only; // a = 0: E = S_min B
+    steps_only.b = n.r2 / n.g22;
+    steps_only.cov_bb = 1 / n.g22;
+    steps_only.residual_sum_squares = relative_rss(points, 0, steps_only.b);
+    steps_only.parameters = 1;
+    steps_only.constraint = "E_min = 0";
+    Candidate samples_only; // b = 0: E = E_min
+    samples_only.a = n.r1 / n.g11;
+    samples_only.cov_aa = 1 / n.g11;
+    samples_only.residual_sum_squares = relative_rss(points, samples_only.a, 0);
+    samples_only.parameters = 1;
+    samples_only.constraint = "S_min = 0";
     best = steps_only.residual_sum_squares <= samples_only.residual_sum_squares ? steps_only : samples_only;
   }
   a_ = best.a;
