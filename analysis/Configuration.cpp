@@ -32,6 +32,9 @@ std::vector<Configuration> feasible_configurations(const std::vector<results::Ru
                    // Analytical rows are their own series: the same configuration without contention.
                    (run.executor == "analytical" ? "|analytical" : "");
     c.time_s = time_s(run);
+    c.time_low_s = time_low_s(run);
+    c.time_high_s = time_high_s(run);
+    c.convergence_extrapolated = run.convergence_extrapolated != 0;
     c.gpu_hours = static_cast<double>(run.gpus) * c.time_s / 3600.0;
     c.cost_usd = run.price_usd_per_gpu_hour > 0 ? c.gpu_hours * run.price_usd_per_gpu_hour
                                                 : std::numeric_limits<double>::quiet_NaN();

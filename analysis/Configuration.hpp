@@ -13,6 +13,11 @@ struct Configuration {
   results::RunRecord run;
   std::string series_key;         ///< runs that differ only in GPU count share it
   double time_s = 0;              ///< time_s(run): the one time metric
+  double time_low_s = 0;          ///< 95 % interval of time_s (time_low_s/time_high_s(run)); equal to it
+  double time_high_s = 0;         ///< unless the convergence was extrapolated
+  /// The global batch lies outside the convergence table's reference points: samples to converge,
+  /// hence time_s, come from the critical-batch-size fit, not from a measurement.
+  bool convergence_extrapolated = false;
   double gpu_hours = 0;           ///< gpus · time_s / 3600
   double cost_usd = 0;            ///< gpu_hours · price; NaN when the GPU has no catalog price
   double energy_kwh = 0;          ///< EnergyModel, in kWh (3.6e6 J); NaN when the GPU has no TDP

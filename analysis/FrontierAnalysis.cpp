@@ -134,7 +134,11 @@ FrontierAnalysis analyse_frontier(const std::vector<results::RunRecord>& runs, c
   }
   analysis.configurations = feasible_configurations(runs, options.energy);
   for (const auto& c : analysis.configurations)
-    analysis.extrapolated_rows += c.run.convergence_extrapolated != 0 ? 1 : 0;
+    analysis.extrapolated_rows += c.convergence_extrapolated ? 1 : 0;
+  if (options.exclude_extrapolated) {
+    std::erase_if(analysis.configurations, [](const Configuration& c) { return c.convergence_extrapolated; });
+    analysis.excluded_extrapolated_rows = analysis.extrapolated_rows;
+  }
   analysis.series = scaling_series(analysis.configurations);
   for (const auto& series : analysis.series)
     analysis.balance.push_back(balance_point(series, options.marginal_gain_threshold));

@@ -28,6 +28,9 @@ struct FrontierOptions {
   /// TOPSIS weights of time, GPU-hours, cost and scaling efficiency.
   std::vector<double> topsis_weights{0.4, 0.2, 0.2, 0.2};
   ClusterOptions clustering;
+  /// Leave out configurations whose convergence was extrapolated (their time to train rests on the
+  /// critical-batch-size fit, not on reference runs).
+  bool exclude_extrapolated = false;
 };
 
 /// The configuration with the fewest GPU-hours among those of a workload that meet the deadline.
@@ -59,6 +62,7 @@ struct FrontierAnalysis {
   std::size_t infeasible_rows = 0;
   std::size_t rows_without_time = 0;       ///< feasible rows whose time_s() is 0 (no convergence table)
   std::size_t extrapolated_rows = 0;       ///< configurations whose convergence was extrapolated
+  std::size_t excluded_extrapolated_rows = 0; ///< of those, left out (options.exclude_extrapolated)
   std::vector<Configuration> configurations;
   std::vector<std::string> workloads;      ///< sorted
   std::vector<ScalingSeries> series;

@@ -14,6 +14,15 @@ std::string estimate(const Estimate& e)
   return e.half_width_95 > 0 ? format_number(e.value) + " ± " + format_number(e.half_width_95) : format_number(e.value);
 }
 
+/// The time of a configuration; an extrapolated one is marked, with its 95 % interval.
+std::string time_cell(const Configuration& c)
+{
+  if (!c.convergence_extrapolated)
+    return format_time(c.time_s);
+  return format_time(c.time_s) + " (extrapolated, 95 %: " + format_time(c.time_low_s) + " to " +
+         format_time(c.time_high_s) + ")";
+}
+
 void table_header(std::ostream& out, const std::vector<std::string>& columns)
 {
   std::string head = "|", rule = "|";
@@ -44,7 +53,7 @@ void scaling_tables(const FrontierAnalysis& a, std::ostream& out)
     for (std::size_t k = 0; k < series.points.size(); ++k) {
       const auto& p = series.points[k];
       const auto& c = a.configurations[p.configuration];
-      table_row(out, {std::to_string(p.gpus), format_time(p.time_s), format_number(p.speedup),
+      table_row(out, {std::to_string(p.gpus), time_cell(c), format_number(p.speedup),
                       format_number(p.efficiency), format_number(p.marginal_gain), format_number(c.gpu_hours),
                       format_number(c.cost_usd), format_number(c.energy_kwh),
                       a.balance[s].point == k ? "balance point" : ""});
@@ -79,7 +88,7 @@ void deadline_table(const FrontierAnalysis& a, std::ostream& out)
       continue;
     }
     const auto& c = a.configurations[*d.configuration];
-    table_row(out, {d.workload, format_time(d.deadline_s), std::to_string(d.meeting), c.label(), format_time(c.time_s),
+    table_row(out, {d.workload, format_time(d.deadline_s), std::to_string(d.meeting), c.label(), time_cell(c),
                     format_number(c.gpu_hours), format_number(c.cost_usd)});
   }
 }
@@ -127,7 +136,7 @@ void frontier_tables(const FrontierAnalysis& a, std::ostream& out)
     table_header(out, {"configuration", "time", f.metric, "efficiency"});
     for (std::size_t i : f.front) {
       const auto& c = a.configurations[i];
-      table_row(out, {c.label(), format_time(c.time_s), format_number(metric_value(c, f.metric)),
+      table_row(out, {c.label(), time_cell(c), format_number(metric_value(c, f.metric)),
                       format_number(c.efficiency)});
     }
   }
@@ -187,10 +196,16 @@ void ranking_tables(const FrontierAnalysis& a, std::ostream& out)
     out << "\n### " << r.workload << "\n\n";
     if (!r.note.empty())
       out << r.note << ".\n\n";
+    std::size_t extrapolated = 0;
+    for (const auto& [configuration, closeness] : r.ranked)
+      extrapolated += a.configurations[configuration].convergence_extrapolated ? 1 : 0;
+    if (extrapolated > 0)
+      out << extrapolated << " of " << r.ranked.size()
+          << " ranked configurations have an extrapolated time to train (marked; ranked on the central value).\n\n";
     table_header(out, {"rank", "configuration", "time", "GPU-hours", "cost (USD)", "efficiency", "closeness"});
     for (std::size_t k = 0; k < r.ranked.size() && k < 20; ++k) {
       const auto& c = a.configurations[r.ranked[k].first];
-      table_row(out, {std::to_string(k + 1), c.label(), format_time(c.time_s), format_number(c.gpu_hours),
+      table_row(out, {std::to_string(k + 1), c.label(), time_cell(c), format_number(c.gpu_hours),
                       format_number(c.cost_usd), format_number(c.efficiency), format_number(r.ranked[k].second)});
     }
   }
@@ -242,9 +257,15 @@ void write_markdown_report(const FrontierAnalysis& a, const ReportContext& conte
       << " configurations of " << a.workloads.size() << " workload(s) in " << a.series.size()
       << " scaling series.\n";
   out << "- Time metric: " << time_metric_name() << " (T)";
-  if (a.extrapolated_rows > 0)
+  if (a.extrapolated_rows > 0) {
     out << "; for " << a.extrapolated_rows << " configuration(s) the global batch lies outside the convergence "
-        << "table's reference points, so their steps to converge are extrapolated";
+        << "table's reference points, so their samples to converge are extrapolated with the critical-batch-size "
+        << "fit (McCandlish et al., arXiv 1812.06162) and carry a 95 % interval";
+    if (a.excluded_extrapolated_rows > 0)
+      out << "; they are left out of this analysis (exclude extrapolated)";
+    else
+      out << ", marked \"extrapolated\" in the tables";
+  }
   out << ". GPU-hours = GPUs·T/3600; cost = GPU-hours x the "
          "catalog's on-demand price per GPU-hour (price_usd_per_gpu_hour; n/a where the catalog has none).\n";
   out << "- Energy: GPUs·P·T with P = P_idle + (TDP - P_idle)·u per GPU, P_idle = "
@@ -272,9 +293,12 @@ std::string format_ranking_text(const FrontierAnalysis& a, std::size_t rows_per_
                         "GPU-hours", "cost (USD)", "efficiency", "closeness");
     for (std::size_t k = 0; k < r.ranked.size() && k < rows_per_workload; ++k) {
       const auto& c = a.configurations[r.ranked[k].first];
-      text += fmt::format("  {:>4}  {:<40} {:>12} {:>11} {:>11} {:>10} {:>9}\n", k + 1, c.label(), format_time(c.time_s),
+      text += fmt::format("  {:>4}  {:<40} {:>12} {:>11} {:>11} {:>10} {:>9}{}\n", k + 1, c.label(), format_time(c.time_s),
                           format_number(c.gpu_hours), format_number(c.cost_usd), format_number(c.efficiency),
-                          format_number(r.ranked[k].second));
+                          format_number(r.ranked[k].second),
+                          c.convergence_extrapolated ? "  EXTRAPOLATED convergence, time " + format_time(c.time_low_s) +
+                                                           " to " + format_time(c.time_high_s) + " (95 %)"
+                                                     : std::string());
     }
   }
   return text;

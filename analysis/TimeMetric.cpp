@@ -11,6 +11,16 @@ double time_s(const results::RunRecord& run)
   return run.time_to_train_min * 60.0;
 }
 
+double time_low_s(const results::RunRecord& run)
+{
+  return run.time_to_train_low_min == 0 ? time_s(run) : run.time_to_train_low_min * 60.0;
+}
+
+double time_high_s(const results::RunRecord& run)
+{
+  return run.time_to_train_high_min == 0 ? time_s(run) : run.time_to_train_high_min * 60.0;
+}
+
 std::string time_metric_name()
 {
   return "time to train";

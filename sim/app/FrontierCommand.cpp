@@ -75,7 +75,12 @@ void frontier(FrontierOptions options)
   const auto result = analysis::analyse_frontier(runs, options.analysis);
   if (result.configurations.empty())
     throw std::invalid_argument(options.results_path + ": no feasible run with a " + analysis::time_metric_name() + " to analyse (" + std::to_string(result.rows) +
-                                " rows, " + std::to_string(result.infeasible_rows) + " infeasible)");
+                                " rows, " + std::to_string(result.infeasible_rows) + " infeasible" +
+                                (result.excluded_extrapolated_rows > 0
+                                     ? ", " + std::to_string(result.excluded_extrapolated_rows) +
+                                           " left out by --exclude-extrapolated"
+                                     : std::string()) +
+                                ")");
   fs::create_directories(options.output_dir);
   analysis::ReportContext context;
   context.source = fs::path(options.results_path).filename().string();
@@ -92,6 +97,10 @@ void frontier(FrontierOptions options)
   fmt::print("analysed   {} rows of {}: {} feasible configurations, {} workload(s), {} scaling series ({})\n",
              result.rows, options.results_path, result.configurations.size(), result.workloads.size(),
              result.series.size(), analysis::time_metric_name());
+  if (result.extrapolated_rows > 0)
+    fmt::print("convergence {} configuration(s) with an extrapolated time to train: {}\n", result.extrapolated_rows,
+               result.excluded_extrapolated_rows > 0 ? "left out (--exclude-extrapolated)"
+                                                     : "marked EXTRAPOLATED in the ranking and the report");
   for (std::size_t s = 0; s < result.series.size(); ++s)
     fmt::print("balance    {}: {} GPUs\n", result.series[s].label, result.balance[s].gpus);
   fmt::print("\n{}\n", analysis::format_ranking_text(result, options.top));
@@ -126,6 +135,9 @@ void add_frontier_command(CLI::App& app)
   command->add_option("--clusters", options->clusters, "Number of clusters (default: chosen by silhouette)");
   command->add_option("--seed", options->analysis.clustering.seed, "k-means++ seed")->default_str("42");
   command->add_option("--top", options->top, "Rows of each workload's ranking printed")->default_str("10");
+  command->add_flag("--exclude-extrapolated", options->analysis.exclude_extrapolated,
+                    "Leave out configurations whose global batch lies outside the convergence table's reference "
+                    "points (time to train extrapolated)");
   command->add_flag("--no-plots", options->no_plots, "Write the plot data and scripts but do not run gnuplot");
   command->callback([options] { frontier(*options); });
 }

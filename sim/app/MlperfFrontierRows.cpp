@@ -30,6 +30,9 @@ std::vector<results::RunRecord> mlperf_frontier_rows(const std::vector<results::
     r.time_to_train_min = score.score_minutes;
     r.ttt_training_min = score.score_minutes;
     r.samples_to_converge = score.mean_samples_to_converge;
+    // A published score is a measurement: its interval is the point itself.
+    r.samples_to_converge_low = r.samples_to_converge_high = r.samples_to_converge;
+    r.time_to_train_low_min = r.time_to_train_high_min = r.time_to_train_min;
     r.samples_per_s = score.mean_throughput_samples_per_s;
     r.iter_time_s = r.samples_per_s > 0 ? score.global_batch_size / r.samples_per_s : 0;
     r.effective_iter_time_s = r.iter_time_s;

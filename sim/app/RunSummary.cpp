@@ -65,10 +65,22 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const Sc
                        t.total_min, t.training_min, t.iterations, t.samples_to_converge, t.evaluation_min,
                        t.evaluations, t.overhead_min);
     if (t.extrapolated) {
-      const auto curve = resolved.convergence->curve();
-      out += fmt::format("  note: global batch {} lies outside the reference convergence points [{}, {}]; "
-                         "samples to converge taken from the nearest one\n",
+      const auto model = resolved.convergence->model();
+      const auto& curve = model.curve();
+      out += fmt::format("  note: global batch {} lies outside the reference convergence points [{}, {}]; ",
                          r.global_batch_size, curve.min_global_batch_size(), curve.max_global_batch_size());
+      if (model.fit())
+        out += fmt::format("samples to converge EXTRAPOLATED {}: {:.3g} [{:.3g}, {:.3g}] ({:.0f} % interval), "
+                           "time to train {:.2f} min [{:.2f}, {:.2f}]\n",
+                           r.global_batch_size > curve.max_global_batch_size()
+                               ? fmt::format("with the critical-batch-size fit (B_noise {:.4g})",
+                                             model.fit()->noise_batch_size())
+                               : std::string("as the smallest point's"),
+                           t.samples_to_converge, t.samples_to_converge_low, t.samples_to_converge_high,
+                           100 * model::kConvergenceIntervalLevel, t.total_min, t.total_low_min, t.total_high_min);
+      else
+        out += fmt::format("samples to converge taken from the nearest one (too few points for a fit, interval "
+                           "unknown)\n");
     }
   } else {
     out += "time to train: no convergence table for this workload (iteration figures only)\n";

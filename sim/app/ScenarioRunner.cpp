@@ -98,6 +98,10 @@ void add_host_and_time_to_train(const model::ResolvedScenario& resolved, Scenari
     r.ttt_overhead_min = t.overhead_min;
     r.samples_to_converge = t.samples_to_converge;
     r.convergence_extrapolated = t.extrapolated ? 1 : 0;
+    r.samples_to_converge_low = t.samples_to_converge_low;
+    r.samples_to_converge_high = t.samples_to_converge_high;
+    r.time_to_train_low_min = t.total_low_min;
+    r.time_to_train_high_min = t.total_high_min;
   }
 }
 

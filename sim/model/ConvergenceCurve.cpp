@@ -25,22 +25,23 @@ ConvergenceCurve::ConvergenceCurve(std::vector<ConvergencePoint> points_in_sampl
 ConvergenceEstimate ConvergenceCurve::samples_to_converge(int global_batch_size) const
 {
   if (global_batch_size < min_global_batch_size())
-    return {points_.front().value, true};
+    return {points_.front().value, true, points_.front().value, points_.front().value};
   if (global_batch_size > max_global_batch_size())
-    return {points_.back().value, true};
+    return {points_.back().value, true, points_.back().value, points_.back().value};
 
   std::size_t upper = 0;
   while (points_[upper].global_batch_size < global_batch_size)
     ++upper;
   const ConvergencePoint& high = points_[upper];
   if (high.global_batch_size == global_batch_size)
-    return {high.value, false}; // exact at the points, no rounding through log/exp
+    return {high.value, false, high.value, high.value}; // exact at the points, no rounding through log/exp
   const ConvergencePoint& low = points_[upper - 1];
 
   const double t = (std::log(global_batch_size) - std::log(low.global_batch_size)) /
                    (std::log(high.global_batch_size) - std::log(low.global_batch_size));
   const double log_samples = std::log(low.value) + t * (std::log(high.value) - std::log(low.value));
-  return {std::exp(log_samples), false};
+  const double samples = std::exp(log_samples);
+  return {samples, false, samples, samples};
 }
 
 } // namespace gpuscale::model

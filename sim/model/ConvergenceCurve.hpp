@@ -17,10 +17,14 @@ struct ConvergencePoint {
 };
 
 /// What samples_to_converge() returns. `extrapolated` is true when the batch size lies outside the
-/// reference points: the value is then the nearest end's, and a report must say so.
+/// reference points, and a report must say so. ConvergenceCurve then gives the nearest end's value;
+/// ConvergenceModel extrapolates (the critical-batch-size fit above the points). [samples_low, samples_high] is the interval
+/// (ConvergenceModel; ConvergenceCurve leaves it equal to samples).
 struct ConvergenceEstimate {
   double samples = 0;
   bool extrapolated = false;
+  double samples_low = 0;
+  double samples_high = 0;
 };
 
 /// Piecewise log-log linear curve through reference points given in samples.

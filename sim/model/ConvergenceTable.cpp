@@ -41,4 +41,9 @@ ConvergenceCurve ConvergenceTable::curve() const
   return ConvergenceCurve(std::move(in_samples));
 }
 
+ConvergenceModel ConvergenceTable::model() const
+{
+  return ConvergenceModel(curve());
+}
+
 } // namespace gpuscale::model

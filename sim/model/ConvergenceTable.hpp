@@ -3,6 +3,7 @@
 /// derived from an MLPerf RCP file, the evaluation cadence, and the fixed per-run overhead.
 
 #include "sim/model/ConvergenceCurve.hpp"
+#include "sim/model/ConvergenceModel.hpp"
 #include "sim/model/EvaluationSchedule.hpp"
 
 #include <optional>
@@ -34,6 +35,8 @@ struct ConvergenceTable {
   double samples_per_unit() const;
   /// The points converted to samples. Throws std::invalid_argument on an invalid table.
   ConvergenceCurve curve() const;
+  /// The curve with its critical-batch-size fit for batch sizes outside the points.
+  ConvergenceModel model() const;
 };
 
 } // namespace gpuscale::model

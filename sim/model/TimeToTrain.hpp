@@ -21,8 +21,15 @@ struct TimeToTrain {
   double samples_to_converge = 0;
   double iterations = 0;     ///< ceil(samples_to_converge / global batch size)
   double evaluations = 0;    ///< expected count (EvaluationSchedule::evaluations); 0 if untimed
-  /// The batch size lies outside the reference points: samples_to_converge is the nearest point's.
+  /// The batch size lies outside the reference points: samples_to_converge is ConvergenceModel's
+  /// extrapolation (the critical-batch-size fit above them), with the interval below.
   bool extrapolated = false;
+  /// 95 % interval of samples_to_converge (equal to it inside the reference points; NaN where the
+  /// table has too few points for a fit) and total_min at its ends.
+  double samples_to_converge_low = 0;
+  double samples_to_converge_high = 0;
+  double total_low_min = 0;
+  double total_high_min = 0;
 };
 
 /// Time to train at `timing` under `table`:
@@ -31,9 +38,10 @@ struct TimeToTrain {
 ///   evaluation = n_eval * eval_samples * c * (t_iter / B)      (0 when evaluation is untimed)
 ///   overhead   = run_start_overhead
 ///
-/// with S = samples to converge at B (ConvergenceCurve), n_eval from EvaluationSchedule and c its
+/// with S = samples to converge at B (ConvergenceModel), n_eval from EvaluationSchedule and c its
 /// relative cost per evaluation sample. Evaluation runs on the same GPUs as training. Throws
-/// std::invalid_argument on a non-positive iteration time or batch size.
+/// std::invalid_argument on a non-positive iteration time or batch size. total_low_min and
+/// total_high_min are the same sum at the ends of S's interval (the sum is non-decreasing in S).
 TimeToTrain estimate_time_to_train(const ConvergenceTable& table, const IterationTiming& timing);
 
 } // namespace gpuscale::model

@@ -16,7 +16,7 @@
 
 namespace gpuscale::results {
 
-inline constexpr int kSchemaVersion = 2; // 2: memory_efficiency and step_overhead_s columns
+inline constexpr int kSchemaVersion = 3; // 2: memory_efficiency and step_overhead_s columns; 3: convergence intervals
 
 /// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).
 class ResultsFileError : public std::runtime_error {

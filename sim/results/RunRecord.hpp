@@ -70,6 +70,13 @@ struct RunRecord {
   double ttt_overhead_min = 0;
   double samples_to_converge = 0;
   std::int64_t convergence_extrapolated = 0; ///< 1: global batch outside the reference convergence points
+  /// 95 % interval of samples_to_converge and the time to train at its ends: equal to them inside the
+  /// reference points, the critical-batch-size fit's interval when extrapolated, NaN when the table
+  /// has too few points for a fit.
+  double samples_to_converge_low = 0;
+  double samples_to_converge_high = 0;
+  double time_to_train_low_min = 0;
+  double time_to_train_high_min = 0;
   std::int64_t input_bound = 0;        ///< 1: the hosts' CPUs cannot feed the GPUs
   double host_utilisation = 0;         ///< data-loading demand / host capacity, capped at 1
   double host_max_samples_per_s = 0;   ///< per GPU, what the host CPUs can prepare

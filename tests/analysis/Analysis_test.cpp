@@ -2,12 +2,14 @@
 
 #include "analysis/BalancePoint.hpp"
 #include "analysis/FrontierAnalysis.hpp"
+#include "analysis/MarkdownReport.hpp"
 #include "analysis/TimeMetric.hpp"
 #include "tests/analysis/SyntheticRuns.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <sstream>
 
 using namespace gpuscale;
 using namespace gpuscale::analysis;
@@ -165,4 +167,62 @@ TEST_CASE("analysis::cluster_configurations uses 5 clusters when there are too f
   CHECK(clusters->k == kDefaultClusters);
   // Peak FLOP/s and host cores are the same everywhere: left out, not divided by a zero spread.
   CHECK(clusters->dropped_features.size() == 2);
+}
+
+TEST_CASE("analysis::analyse_frontier marks configurations with an extrapolated convergence and can leave them out",
+          "[analysis]")
+{
+  auto runs = testing::synthetic_runs();
+  std::size_t marked = runs.size();
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (runs[i].workload == "alpha" && runs[i].platform == "new-cluster" && runs[i].gpus == 64)
+      marked = i;
+  REQUIRE(marked < runs.size());
+  auto& r = runs[marked];
+  r.convergence_extrapolated = 1;
+  r.time_to_train_low_min = 0.8 * r.time_to_train_min;
+  r.time_to_train_high_min = 1.3 * r.time_to_train_min;
+  const std::string label = "new-cluster x64";
+  const std::string interval = "(extrapolated, 95 %: " + format_time(0.8 * r.time_to_train_min * 60) + " to " +
+                               format_time(1.3 * r.time_to_train_min * 60) + ")";
+
+  const auto a = analyse_frontier(runs, FrontierOptions{});
+  CHECK(a.extrapolated_rows == 1);
+  CHECK(a.excluded_extrapolated_rows == 0);
+  std::size_t flagged = 0;
+  for (const auto& c : a.configurations) {
+    if (!c.convergence_extrapolated) {
+      CHECK(c.time_low_s == c.time_s); // rows without an interval: the point itself
+      CHECK(c.time_high_s == c.time_s);
+      continue;
+    }
+    ++flagged;
+    CHECK(c.label() == label);
+    CHECK(c.time_low_s == Approx(0.8 * c.time_s).epsilon(1e-12));
+    CHECK(c.time_high_s == Approx(1.3 * c.time_s).epsilon(1e-12));
+  }
+  CHECK(flagged == 1);
+  std::ostringstream report;
+  write_markdown_report(a, ReportContext{"synthetic.h5", {}, ""}, report);
+  const std::string text = report.str();
+  CHECK(text.find("| " + label + " | " + format_time(r.time_to_train_min * 60) + " " + interval + " |") !=
+        std::string::npos);
+  CHECK(text.find("1 of 14 ranked configurations have an extrapolated time to train") != std::string::npos);
+  CHECK(text.find("marked \"extrapolated\" in the tables") != std::string::npos);
+  CHECK(format_ranking_text(a, 20).find("EXTRAPOLATED convergence, time " +
+                                        format_time(0.8 * r.time_to_train_min * 60)) != std::string::npos);
+
+  FrontierOptions exclude;
+  exclude.exclude_extrapolated = true;
+  const auto b = analyse_frontier(runs, exclude);
+  CHECK(b.extrapolated_rows == 1);
+  CHECK(b.excluded_extrapolated_rows == 1);
+  CHECK(b.configurations.size() == a.configurations.size() - 1);
+  for (const auto& ranking : b.rankings)
+    for (const auto& [configuration, closeness] : ranking.ranked)
+      CHECK_FALSE(b.configurations[configuration].convergence_extrapolated);
+  std::ostringstream excluded_report;
+  write_markdown_report(b, ReportContext{"synthetic.h5", {}, ""}, excluded_report);
+  CHECK(excluded_report.str().find("they are left out of this analysis") != std::string::npos);
+  CHECK(excluded_report.str().find("extrapolated, 95 %") == std::string::npos);
 }

@@ -65,6 +65,36 @@ with tempfile.TemporaryDirectory() as tmp:
     check(report.returncode == 0 and "1 feasible configurations" in report.stdout, report.stdout + report.stderr)
     check(os.path.exists(os.path.join(tmp, "mlperf-report", "report.md")), "frontier report on published results")
 
+    published_only = run("frontier", imported, "-o", os.path.join(tmp, "mlperf-report-x"), "--exclude-extrapolated")
+    check(published_only.returncode == 0 and "1 feasible configurations" in published_only.stdout,
+          "published results are measurements, never extrapolated: " + published_only.stdout + published_only.stderr)
+
+    # Beyond the largest reference batch (RetinaNet: 4096) the summary says the convergence is extrapolated.
+    with open(os.path.join(source_dir, "scenarios", "mlperf", "retinanet-dgx-h100-8gpu.yaml")) as f:
+        beyond_text = f.read().replace("global_batch_size: 256", "global_batch_size: 8192")
+    beyond_text = beyond_text.replace("../../", source_dir + "/")
+    beyond = os.path.join(tmp, "retinanet-8192.yaml")
+    with open(beyond, "w") as f:
+        f.write(beyond_text)
+    extrapolated = run("run", beyond, "-o", os.path.join(tmp, "beyond.h5"))
+    check(extrapolated.returncode == 0, extrapolated.stderr)
+    check("lies outside the reference convergence points [256, 4096]; samples to converge EXTRAPOLATED with the "
+          "critical-batch-size fit" in extrapolated.stdout and "(95 % interval), time to train" in extrapolated.stdout,
+          extrapolated.stdout)
+
+    # The fit of every shipped table and its leave-largest-out check.
+    report = run("workload", "convergence")
+    check(report.returncode == 0, report.stderr)
+    for benchmark in ("bert", "llama2_70b_lora", "resnet", "retinanet", "stable_diffusion"):
+        check("convergence " + benchmark + " (" in report.stdout, "workload convergence reports " + benchmark)
+    check(report.stdout.count("  fit        E(B) = E_min (1 + B / B_noise): E_min ") == 5, report.stdout)
+    check(report.stdout.count("  held out   largest batch ") == 5, report.stdout)
+    check("held out   largest batch 128: measured 1.126e+04 samples, predicted from the others 1.748e+04" in report.stdout,
+          report.stdout)
+    partial = run("workload", "convergence", "--benchmark", "bert")
+    check(partial.returncode == 2 and "needs --rcp, --benchmark and -o together" in partial.stderr,
+          "partial regeneration options: %d %s" % (partial.returncode, partial.stderr))
+
     mlperf = os.environ.get("GPUSCALE_MLPERF_DIR", os.path.join(source_dir, "..", "shared", "mlperf"))
     rcp = os.path.join(mlperf, "rcps", "training_4.1.0", "rcps_bert.json")
     if os.path.exists(rcp):

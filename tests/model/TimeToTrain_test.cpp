@@ -3,9 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 using gpuscale::model::ConvergenceTable;
 using gpuscale::model::estimate_time_to_train;
@@ -79,7 +81,35 @@ TEST_CASE("model::estimate_time_to_train flags batch sizes outside the reference
   CHECK(estimate_time_to_train(table, IterationTiming{1.0, 4}).extrapolated);
   CHECK_FALSE(estimate_time_to_train(table, IterationTiming{1.0, 64}).extrapolated);
   CHECK(estimate_time_to_train(table, IterationTiming{1.0, 1024}).extrapolated);
-  CHECK(estimate_time_to_train(table, IterationTiming{1.0, 1024}).samples_to_converge == table.points.back().value);
+  // Above the points the critical-batch-size fit takes over: more samples than at the largest point.
+  const TimeToTrain above = estimate_time_to_train(table, IterationTiming{1.0, 1024});
+  CHECK(above.samples_to_converge > 2 * table.points.back().value);
+  CHECK(above.samples_to_converge == table.model().samples_to_converge(1024).samples);
+}
+
+TEST_CASE("model::estimate_time_to_train carries the interval of samples to converge into minutes", "[model]")
+{
+  const ConvergenceTable table = committed_table("retinanet"); // points at 256 ... 4096
+  const IterationTiming inside{0.2, 1024};
+  const TimeToTrain measured = estimate_time_to_train(table, inside);
+  CHECK(measured.samples_to_converge_low == measured.samples_to_converge);
+  CHECK(measured.samples_to_converge_high == measured.samples_to_converge);
+  CHECK(measured.total_low_min == measured.total_min);
+  CHECK(measured.total_high_min == measured.total_min);
+
+  const IterationTiming outside{0.2, 8192};
+  const TimeToTrain extrapolated = estimate_time_to_train(table, outside);
+  REQUIRE(extrapolated.extrapolated);
+  CHECK(extrapolated.samples_to_converge_low < extrapolated.samples_to_converge);
+  CHECK(extrapolated.samples_to_converge < extrapolated.samples_to_converge_high);
+  // The ends are the same closed form at the interval's sample counts: ceil(S / B) steps, an
+  // evaluation every epoch of 24,781 images at 2.46 x the training cost per sample, 4 s overhead.
+  for (const auto& [samples, total_min] : {std::pair{extrapolated.samples_to_converge_low, extrapolated.total_low_min},
+                                           std::pair{extrapolated.samples_to_converge_high, extrapolated.total_high_min}}) {
+    const double evaluations = std::max(1.0, 1.0 + (samples - 1170301.0) / 1170301.0);
+    const double expected_s = std::ceil(samples / 8192) * 0.2 + evaluations * 24781 * 2.46 * 0.2 / 8192 + 4;
+    CHECK(total_min == Approx(expected_s / 60).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("model::estimate_time_to_train leaves untimed evaluation out (MLPerf stable diffusion)", "[model]")

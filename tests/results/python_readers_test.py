@@ -26,6 +26,13 @@ with tempfile.TemporaryDirectory() as tmp:
     parts = frame["ttt_training_min"] + frame["ttt_evaluation_min"] + frame["ttt_overhead_min"]
     assert (frame["time_to_train_min"] > 0).all() and (abs(parts - frame["time_to_train_min"]) < 1e-9).all(), frame
     assert (frame["samples_to_converge"] > 1e6).all()
+    # default.yaml's batch lies inside its table's reference points: a point interval, not extrapolated.
+    assert (frame["convergence_extrapolated"] == 0).all(), frame["convergence_extrapolated"]
+    for column in ("samples_to_converge", "time_to_train"):
+        low, high = column + "_low", column + "_high"
+        unit = "_min" if column == "time_to_train" else ""
+        value = frame[column + unit]
+        assert ((frame[low + unit] == value) & (frame[high + unit] == value)).all(), (low, high)
     # Every efficiency the run used is recorded (default.yaml has none: the embedded calibration's).
     for column in ("compute_efficiency", "network_efficiency", "memory_efficiency"):
         assert ((frame[column] > 0) & (frame[column] <= 3)).all(), column
@@ -33,7 +40,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert ((overhead >= 0) & (overhead < frame["iter_time_s"])).all(), overhead
     with h5py.File(path, "r") as f:
         runs = f["runs"]
-        assert int(runs.attrs["schema_version"]) == 2
+        assert int(runs.attrs["schema_version"]) == 3
         assert runs.attrs["gpuscale_version"]
         text = f["scenarios/run_1"][()]
         text = text.decode() if isinstance(text, bytes) else text
