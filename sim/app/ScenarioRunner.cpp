@@ -1,8 +1,13 @@
 #include "sim/app/ScenarioRunner.hpp"
 
+#include "sim/app/Commands.hpp"
+#include "sim/config/FileDigest.hpp"
 #include "sim/engine/SimgridConfig.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 namespace gpuscale::app {
@@ -57,6 +62,36 @@ void record_hardware_figures(const model::Platform& platform, int gpus, model::P
   r.tdp_w = tdp_sum / counted;
   r.peak_flop_per_gpu_s = peak_sum / counted;
   r.host_cores_per_gpu = cores_sum / counted;
+}
+
+/// The "mb x accum" of every rank, comma-separated, for an uneven allocation; "" for a uniform one.
+std::string describe_batch_per_rank(const std::vector<model::BatchShare>& shares)
+{
+  std::string text;
+  for (const auto& share : shares)
+    text += fmt::format("{}{}x{}", text.empty() ? "" : ",", share.micro_batch, share.accumulation);
+  return text;
+}
+
+/// The knobs a scenario sets that the columns above do not already hold, and what exactly ran: the
+/// inputs' contents by SHA-256 (an input without a file, as an MLPerf system built in memory, has "")
+/// and the binary's version.
+void record_scenario_knobs(const model::ResolvedScenario& resolved, results::RunRecord& r)
+{
+  const auto& s = resolved.scenario;
+  r.tp = s.tensor_parallel;
+  r.cp = s.context_parallel;
+  r.sequence_parallel = s.sequence_parallel ? 1 : 0;
+  r.bucket_bytes = s.bucket_bytes;
+  r.zero3_prefetch_params = s.zero3_prefetch_params;
+  r.input_pipeline = resolved.host_input ? resolved.host_input->pipeline : "";
+  r.batch_per_rank = describe_batch_per_rank(s.batch_per_rank);
+  std::error_code error;
+  if (!s.platform_path.empty() && std::filesystem::is_regular_file(s.platform_path, error))
+    r.platform_sha256 = config::file_sha256(s.platform_path);
+  if (!s.workload_path.empty() && std::filesystem::is_regular_file(s.workload_path, error))
+    r.workload_sha256 = config::file_sha256(s.workload_path);
+  r.gpuscale_version = gpuscale_version();
 }
 
 /// The host side (can the CPUs feed the GPUs at the simulated pace?) and, from the stretched
@@ -131,6 +166,7 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.memory_efficiency = s.efficiency.memory;
   r.step_overhead_s = s.efficiency.step_overhead_s;
   r.tcp_gamma_bytes = s.simgrid.tcp_gamma_bytes;
+  record_scenario_knobs(resolved, r);
   record_hardware_figures(resolved.platform, s.gpus, resolved.precision(), r);
 
   // Memory: every GPU type must fit; report the one with the least headroom.

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -162,4 +163,45 @@ TEST_CASE("results::read_runs and append_runs say why a /runs table is not their
   }
   for (const auto& entry : fs::directory_iterator(dir))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+namespace {
+
+/// The column names docs/RESULTS.md documents: the first cell, in backquotes, of every table row.
+std::vector<std::string> documented_columns(const fs::path& doc)
+{
+  std::ifstream in(doc);
+  REQUIRE(in);
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| `", 0) != 0)
+      continue;
+    const auto end = line.find('`', 3);
+    if (end != std::string::npos)
+      names.push_back(line.substr(3, end - 3));
+  }
+  return names;
+}
+
+} // namespace
+
+TEST_CASE("results: docs/RESULTS.md documents every /runs column once and no column that is not written", "[results]")
+{
+  const auto documented = documented_columns(fs::path(GPUSCALE_SOURCE_DIR) / "docs" / "RESULTS.md");
+  const auto written = results::run_column_names();
+  std::vector<std::string> undocumented, not_written, twice;
+  for (const auto& name : written)
+    if (std::count(documented.begin(), documented.end(), name) == 0)
+      undocumented.push_back(name);
+  for (const auto& name : documented) {
+    if (std::find(written.begin(), written.end(), name) == written.end())
+      not_written.push_back(name);
+    if (std::count(documented.begin(), documented.end(), name) > 1 &&
+        std::find(twice.begin(), twice.end(), name) == twice.end())
+      twice.push_back(name);
+  }
+  CHECK(undocumented == std::vector<std::string>{});
+  CHECK(not_written == std::vector<std::string>{});
+  CHECK(twice == std::vector<std::string>{});
+  CHECK(written.size() == documented.size());
 }
