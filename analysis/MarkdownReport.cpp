@@ -1,5 +1,7 @@
 #include "analysis/MarkdownReport.hpp"
 
+#include <algorithm>
+
 #include "analysis/TimeMetric.hpp"
 
 #include <fmt/format.h>
@@ -11,7 +13,10 @@ namespace {
 
 std::string estimate(const Estimate& e)
 {
-  return e.half_width_95 > 0 ? format_number(e.value) + " ± " + format_number(e.half_width_95) : format_number(e.value);
+  // An exact fit leaves only rounding noise in the half-width (about 1e-15 of the value, different for
+  // every QR implementation): shown as 0, as it is.
+  const double half_width = e.half_width_95 > 1e-9 * std::fabs(e.value) ? e.half_width_95 : 0.0;
+  return e.half_width_95 > 0 ? format_number(e.value) + " ± " + format_number(half_width) : format_number(e.value);
 }
 
 void table_header(std::ostream& out, const std::vector<std::string>& columns)
@@ -268,11 +273,16 @@ std::string format_ranking_text(const FrontierAnalysis& a, std::size_t rows_per_
   std::string text;
   for (const auto& r : a.rankings) {
     text += fmt::format("{}TOPSIS ranking, {}{}\n", text.empty() ? "" : "\n", r.workload, r.note.empty() ? "" : " (" + r.note + ")");
-    text += fmt::format("  {:>4}  {:<40} {:>12} {:>11} {:>11} {:>10} {:>9}\n", "rank", "configuration", "time",
-                        "GPU-hours", "cost (USD)", "efficiency", "closeness");
+    // The configuration column is as wide as its longest label, so the figures stay in columns.
+    std::size_t label_width = std::string("configuration").size();
+    for (std::size_t k = 0; k < r.ranked.size() && k < rows_per_workload; ++k)
+      label_width = std::max(label_width, a.configurations[r.ranked[k].first].label().size());
+    text += fmt::format("  {:>4}  {:<{}} {:>12} {:>11} {:>11} {:>10} {:>9}\n", "rank", "configuration", label_width,
+                        "time", "GPU-hours", "cost (USD)", "efficiency", "closeness");
     for (std::size_t k = 0; k < r.ranked.size() && k < rows_per_workload; ++k) {
       const auto& c = a.configurations[r.ranked[k].first];
-      text += fmt::format("  {:>4}  {:<40} {:>12} {:>11} {:>11} {:>10} {:>9}\n", k + 1, c.label(), format_time(c.time_s),
+      text += fmt::format("  {:>4}  {:<{}} {:>12} {:>11} {:>11} {:>10} {:>9}\n", k + 1, c.label(), label_width,
+                          format_time(c.time_s),
                           format_number(c.gpu_hours), format_number(c.cost_usd), format_number(c.efficiency),
                           format_number(r.ranked[k].second));
     }

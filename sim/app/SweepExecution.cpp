@@ -70,16 +70,22 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
   SweepExecutionReport report;
   SignalScope signals;
   SweepWorkerPool pool(workers);
-  SweepProgress progress(points.size(), interactive_progress);
   std::map<std::int64_t, const model::SweepPoint*> by_index;
-  for (const auto* point : points)
+  std::map<std::int64_t, double> cost_of;
+  double total_cost = 0;
+  for (const auto* point : points) {
     by_index[point->index] = point;
+    total_cost += cost_of[point->index] = simulation_cost_units(point->scenario, point->workload());
+  }
+  SweepProgress progress(points.size(), total_cost, interactive_progress);
+  double cost_done = 0;
 
   std::size_t next = 0;
   bool announced = false;
   auto handle = [&](const SweepWorkerPool::Finished& finished) {
     if (finished.killed_by_pool)
       return; // abandoned on request: not a failure, redone by --resume
+    cost_done += cost_of.at(finished.job);
     if (!finished.ok) {
       report.failed.push_back({finished.job, finished.payload});
       return;
@@ -119,10 +125,10 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
     for (const auto& finished : pool.wait(std::chrono::milliseconds(200)))
       handle(finished);
     writer.flush_if_due();
-    progress.update(report.finished + report.failed.size(), report.failed.size());
+    progress.update(report.finished + report.failed.size(), report.failed.size(), cost_done);
   }
   writer.flush();
-  progress.finish(report.finished + report.failed.size(), report.failed.size());
+  progress.finish(report.finished + report.failed.size(), report.failed.size(), cost_done);
   report.elapsed_s = progress.elapsed_s();
   return report;
 }

@@ -89,8 +89,24 @@ void check_consistency(const model::ResolvedScenario& resolved, MappingReader& s
       used = used || resolved.platform.node_type_of_group(g).gpu_type == name;
     if (used && !gpu.peak_for(precision))
       scenario.error("precision", "accelerator '" + name + "' has no peak rate for " + model::to_string(precision));
+    // fp16 and bf16 stand in for each other at the same throughput, but fp8 needs FP8 tensor cores
+    // (Hopper's Transformer Engine and later): on older parts it would silently be a bf16 run.
+    if (used && precision == model::Precision::Fp8 && gpu.peak_flop_per_s.count(model::Precision::Fp8) == 0) {
+      std::string formats;
+      for (const auto& [format, peak] : gpu.peak_flop_per_s)
+        formats += (formats.empty() ? "" : ", ") + model::to_string(format);
+      const std::string message = "accelerator '" + name + "' has no FP8 units (it has " + formats +
+                                  "): set a precision it has";
+      if (scenario.has("precision")) {
+        scenario.error("precision", message);
+      } else if (auto root = load_yaml_file(resolved.scenario.workload_path, diagnostics)) {
+        // The precision is the workload's: point at the workload file's key.
+        const YAML::Node key = (*root)["workload"]["precision"];
+        report(diagnostics, resolved.scenario.workload_path, key, "/workload/precision",
+               message + " (the workload's precision; or set scenario: precision:)");
+      }
+    }
   }
-  (void)diagnostics;
 }
 
 /// `batch_allocation:` (heterogeneity-aware, as Poplar): per accelerator type, optionally for only
