@@ -41,6 +41,7 @@ std::vector<Configuration> feasible_configurations(const std::vector<results::Ru
     c.energy_kwh = rated ? energy.energy_j(run) / 3.6e6 : std::numeric_limits<double>::quiet_NaN();
     c.power_per_gpu_w = rated ? energy.power_per_gpu_w(run) : std::numeric_limits<double>::quiet_NaN();
     c.throughput_per_gpu = run.samples_per_s / static_cast<double>(run.gpus);
+    c.convergence_extrapolated = run.convergence_extrapolated != 0;
     configurations.push_back(std::move(c));
   }
   return configurations;

@@ -21,6 +21,7 @@ struct Configuration {
   double speedup = 1;             ///< T(N0) / T(N) in its series (N0 its fewest GPUs)
   double efficiency = 1;          ///< T(N0) N0 / (T(N) N)
   std::string variant;            ///< what tells its series apart from others of the same workload and platform
+  bool convergence_extrapolated = false; ///< its samples to converge lie outside the reference points
 
   /// "dgx-a100-128node-fattree x64 (ZeRO-1)": where, how many, and the variant if any.
   std::string label() const;

@@ -121,7 +121,7 @@ void regression_table(const FrontierAnalysis& a, std::ostream& out)
 void frontier_tables(const FrontierAnalysis& a, std::ostream& out)
 {
   out << "\n## Pareto frontiers\n\nConfigurations of a workload that no other beats on both " << time_metric_name()
-      << " and the second quantity.\n";
+      << " and the second quantity; # is the number of the point on the frontier plot.\n";
   for (const auto& f : a.frontiers) {
     out << "\n### " << f.workload << ": time vs " << f.metric << " (" << f.front.size() << " of " << f.considered
         << ")\n\n";
@@ -129,11 +129,11 @@ void frontier_tables(const FrontierAnalysis& a, std::ostream& out)
       out << "No configuration has a value for " << f.metric << ".\n";
       continue;
     }
-    table_header(out, {"configuration", "time", f.metric, "efficiency"});
-    for (std::size_t i : f.front) {
-      const auto& c = a.configurations[i];
-      table_row(out, {c.label(), format_time(c.time_s), format_number(metric_value(c, f.metric)),
-                      format_number(c.efficiency)});
+    table_header(out, {"#", "configuration", "time", f.metric, "efficiency"});
+    for (std::size_t k = 0; k < f.front.size(); ++k) {
+      const auto& c = a.configurations[f.front[k]];
+      table_row(out, {std::to_string(k + 1), c.label(), format_time(c.time_s),
+                      format_number(metric_value(c, f.metric)), format_number(c.efficiency)});
     }
   }
 }
