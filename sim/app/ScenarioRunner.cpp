@@ -138,6 +138,40 @@ void add_host_and_time_to_train(const model::ResolvedScenario& resolved, Scenari
 
 } // namespace
 
+TightestMemory tightest_memory(const model::Platform& platform, const model::WorkloadTrace& workload,
+                               const model::Scenario& s, model::Precision precision)
+{
+  TightestMemory tightest;
+  int nodes = 0;
+  const auto used = gpu_types_used(platform, s.gpus, nodes);
+  std::vector<std::string> rank_types;
+  for (std::size_t g = 0; g < platform.node_groups.size(); ++g) {
+    const auto& type = platform.node_type_of_group(g);
+    for (int i = 0; i < platform.node_groups[g].count * type.gpus_per_node; ++i)
+      rank_types.push_back(type.gpu_type);
+  }
+  double worst_headroom = 0;
+  bool first = true;
+  for (const auto& name : used) {
+    const auto& gpu = platform.gpu_types.at(name);
+    // The largest micro-batch any GPU of this type runs (uneven allocations differ per GPU).
+    int micro = s.batch_per_rank.empty() ? s.micro_batch_size : 0;
+    for (int rank = 0; rank < static_cast<int>(s.batch_per_rank.size()); ++rank)
+      if (rank_types[static_cast<std::size_t>(rank)] == name)
+        micro = std::max(micro, s.batch_per_rank[static_cast<std::size_t>(rank)].micro_batch);
+    const auto estimate =
+        engine::estimate_memory(workload, s, gpu, precision, s.data_parallel(), micro);
+    const double headroom = estimate.capacity_bytes - estimate.total_bytes();
+    if (first || headroom < worst_headroom) {
+      worst_headroom = headroom;
+      tightest.memory = estimate;
+      tightest.gpu = name;
+      first = false;
+    }
+  }
+  return tightest;
+}
+
 ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isolated)
 {
   const auto& s = resolved.scenario;
@@ -170,31 +204,9 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   record_hardware_figures(resolved.platform, s.gpus, resolved.precision(), r);
 
   // Memory: every GPU type must fit; report the one with the least headroom.
-  std::vector<std::string> rank_types;
-  for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g) {
-    const auto& type = resolved.platform.node_type_of_group(g);
-    for (int i = 0; i < resolved.platform.node_groups[g].count * type.gpus_per_node; ++i)
-      rank_types.push_back(type.gpu_type);
-  }
-  double worst_headroom = 0;
-  bool first = true;
-  for (const auto& name : used) {
-    const auto& gpu = resolved.platform.gpu_types.at(name);
-    // The largest micro-batch any GPU of this type runs (uneven allocations differ per GPU).
-    int micro = s.batch_per_rank.empty() ? s.micro_batch_size : 0;
-    for (int rank = 0; rank < static_cast<int>(s.batch_per_rank.size()); ++rank)
-      if (rank_types[static_cast<std::size_t>(rank)] == name)
-        micro = std::max(micro, s.batch_per_rank[static_cast<std::size_t>(rank)].micro_batch);
-    const auto estimate =
-        engine::estimate_memory(resolved.workload, s, gpu, resolved.precision(), s.data_parallel(), micro);
-    const double headroom = estimate.capacity_bytes - estimate.total_bytes();
-    if (first || headroom < worst_headroom) {
-      worst_headroom = headroom;
-      outcome.memory = estimate;
-      outcome.tightest_gpu = name;
-      first = false;
-    }
-  }
+  auto tightest = tightest_memory(resolved.platform, resolved.workload, s, resolved.precision());
+  outcome.memory = tightest.memory;
+  outcome.tightest_gpu = tightest.gpu;
   const auto& m = outcome.memory;
   r.mem_per_gpu_bytes = m.total_bytes();
   r.mem_capacity_bytes = m.capacity_bytes;

@@ -62,6 +62,16 @@ private:
   struct sigaction previous_hup_ {};
 };
 
+/// What a point is expected to cost: nothing if it does not fit in memory (it is a memory check, not a
+/// simulation), else simulation_cost_units.
+double expected_cost_units(const model::SweepPoint& point)
+{
+  const auto precision = point.scenario.precision.value_or(point.workload().precision);
+  if (!tightest_memory(point.platform(), point.workload(), point.scenario, precision).memory.fits())
+    return 0;
+  return simulation_cost_units(point.scenario, point.workload());
+}
+
 } // namespace
 
 SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& points, const std::string& sweep_id,
@@ -75,7 +85,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
   double total_cost = 0;
   for (const auto* point : points) {
     by_index[point->index] = point;
-    total_cost += cost_of[point->index] = simulation_cost_units(point->scenario, point->workload());
+    total_cost += cost_of[point->index] = expected_cost_units(*point);
   }
   SweepProgress progress(points.size(), total_cost, interactive_progress);
   double cost_done = 0;
@@ -85,12 +95,16 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
   auto handle = [&](const SweepWorkerPool::Finished& finished) {
     if (finished.killed_by_pool)
       return; // abandoned on request: not a failure, redone by --resume
-    cost_done += cost_of.at(finished.job);
     if (!finished.ok) {
+      cost_done += cost_of.at(finished.job);
       report.failed.push_back({finished.job, finished.payload});
       return;
     }
     results::RunToWrite run{results::decode_run_record(finished.payload), by_index.at(finished.job)->scenario_text};
+    if (run.record.outcome == results::Outcome::Infeasible)
+      progress.discount(cost_of.at(finished.job)); // a memory check, not a simulation: it cost nothing
+    else
+      cost_done += cost_of.at(finished.job);
     run.record.sweep_id = sweep_id;
     run.record.sweep_point = finished.job;
     (run.record.outcome == results::Outcome::Ok ? report.ok : report.infeasible) += 1;

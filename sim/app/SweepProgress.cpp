@@ -75,6 +75,11 @@ void SweepProgress::draw(std::size_t done, std::size_t failed, double cost_done)
   drawn_ = true;
 }
 
+void SweepProgress::discount(double cost)
+{
+  total_cost_ = std::max(0.0, total_cost_ - cost);
+}
+
 void SweepProgress::update(std::size_t done, std::size_t failed, double cost_done)
 {
   const auto now = std::chrono::steady_clock::now();

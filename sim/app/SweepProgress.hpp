@@ -30,6 +30,9 @@ public:
   void update(std::size_t done, std::size_t failed, double cost_done);
   /// Draws the final state and ends the line.
   void finish(std::size_t done, std::size_t failed, double cost_done);
+  /// Takes `cost` units out of the total: a point that finished without costing its estimate (an
+  /// infeasible one is a memory check, not a simulation).
+  void discount(double cost);
 
   /// Simulations per second since construction.
   double rate(std::size_t done) const;
