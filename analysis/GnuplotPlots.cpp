@@ -385,7 +385,10 @@ void cluster_plot(const FrontierAnalysis& a, Writer& writer)
   std::string efficiency_panel, throughput_panel;
   for (int id = 0; id < c.k; ++id) {
     const std::string title = quoted(fmt::format("cluster {} ({})", id, c.clusters[static_cast<std::size_t>(id)].size));
-    const std::string style = fmt::format("with points pt 7 ps 1.2 lc rgb '{}' title {}", colour(static_cast<std::size_t>(id)), title);
+    // Past 8 clusters the colours repeat with another point shape (filled circle, open circle, square, ...).
+    static constexpr int kShapes[] = {7, 6, 5, 4, 9, 8};
+    const std::string style = fmt::format("with points pt {} ps 1.2 lc rgb '{}' title {}", kShapes[id / 8 % 6],
+                                          colour(static_cast<std::size_t>(id)), title);
     efficiency_panel += fmt::format("{}'clusters.dat' index {} using 1:2 {}", id == 0 ? "" : ", \\\n     ", id, style);
     throughput_panel += fmt::format("{}'clusters.dat' index {} using 1:3 {}", id == 0 ? "" : ", \\\n     ", id, style);
   }

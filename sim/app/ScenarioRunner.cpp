@@ -193,6 +193,11 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.global_batch_size = s.global_batch_size;
   r.micro_batch_size = s.micro_batch_size;
   r.grad_accum_steps = s.gradient_accumulation_steps();
+  if (!s.batch_per_rank.empty()) { // uneven: the most micro-batches any rank runs (all of them: batch_per_rank)
+    r.grad_accum_steps = 0;
+    for (const auto& share : s.batch_per_rank)
+      r.grad_accum_steps = std::max<std::int64_t>(r.grad_accum_steps, share.accumulation);
+  }
   r.zero_stage = s.zero_stage;
   r.activation_checkpointing = s.activation_checkpointing ? 1 : 0;
   r.compute_efficiency = s.efficiency.compute;
