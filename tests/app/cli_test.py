@@ -94,6 +94,12 @@ with tempfile.TemporaryDirectory() as tmp:
           "has no FP8 units" in refused.stderr, refused.stderr)
     check(not os.path.exists(os.path.join(tmp, "fp8.h5")), "nothing written for an fp8 request on an A100")
 
+    # The setup line counts replicas, not GPUs, under tensor parallelism (8 GPUs = 2 replicas x tp 4).
+    llama = run("run", os.path.join(source_dir, "scenarios", "mlperf", "llama2-70b-lora-dgx-h100-8gpu.yaml"))
+    check("setup      ZeRO-0, fp8, global batch 8 = micro-batch 1 x 2 replica(s) x 4 accumulation step(s); 8 GPUs = "
+          "2 replica(s) x tp 4 x cp 1, sequence parallel, activation checkpointing, collective nvls (auto)\n"
+          in llama.stdout, llama.stdout)
+
     # A benchmark can be named as the workload files name it or as MLPerf does.
     system = os.path.join(source_dir, "tests", "data", "mlperf", "hand_built_mi300x_8.json")
     by_mlperf_name = run("predict", "--system", system, "--benchmark", "bert")
