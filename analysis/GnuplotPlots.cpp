@@ -370,35 +370,65 @@ void cluster_plot(const FrontierAnalysis& a, Writer& writer)
   if (!a.clusters)
     return;
   const auto& c = *a.clusters;
+  // The left panel shows the clusters in the two features that separate them most (largest η²), so
+  // the plot shows what the clustering found rather than re-splitting by GPU count; the right panel
+  // keeps throughput per GPU against GPUs. Features with one or two values (a property of the platform,
+  // such as host cores per GPU) would put every point on two lines: they come last.
+  auto values = [&](const ClusterFeature& f) {
+    std::set<double> distinct;
+    for (const auto& conf : a.configurations)
+      distinct.insert(cluster_feature_value(f.name, conf));
+    return distinct.size();
+  };
+  std::vector<std::pair<bool, ClusterFeature>> ranked;
+  for (const auto& f : c.features)
+    ranked.emplace_back(values(f) > 2, f);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first : x.second.importance > y.second.importance;
+  });
+  std::vector<ClusterFeature> by_importance;
+  for (const auto& [spread, f] : ranked)
+    by_importance.push_back(f);
+  const ClusterFeature x_feature = by_importance.front();
+  const ClusterFeature y_feature = by_importance.size() > 1 ? by_importance[1] : by_importance.front();
   std::string data;
   for (int id = 0; id < c.k; ++id) {
-    data += fmt::format("# cluster {}\n# gpus efficiency throughput_per_gpu time_s\n", id);
+    data += fmt::format("# cluster {}\n# gpus efficiency throughput_per_gpu time_s {} {}\n", id, x_feature.name,
+                        y_feature.name);
     for (std::size_t i = 0; i < a.configurations.size(); ++i)
       if (c.assignment[i] == id) {
         const auto& conf = a.configurations[i];
-        data += fmt::format("{} {} {} {}\n", conf.run.gpus, value(conf.efficiency), value(conf.throughput_per_gpu),
-                            value(conf.time_s));
+        data += fmt::format("{} {} {} {} {} {}\n", conf.run.gpus, value(conf.efficiency), value(conf.throughput_per_gpu),
+                            value(conf.time_s), value(cluster_feature_value(x_feature.name, conf)),
+                            value(cluster_feature_value(y_feature.name, conf)));
       }
     data += "\n\n";
   }
   writer.data("clusters.dat", data);
-  std::string efficiency_panel, throughput_panel;
+  std::string feature_panel, throughput_panel;
   for (int id = 0; id < c.k; ++id) {
     const std::string title = quoted(fmt::format("cluster {} ({})", id, c.clusters[static_cast<std::size_t>(id)].size));
     // Past 8 clusters the colours repeat with another point shape (filled circle, open circle, square, ...).
     static constexpr int kShapes[] = {7, 6, 5, 4, 9, 8};
     const std::string style = fmt::format("with points pt {} ps 1.2 lc rgb '{}' title {}", kShapes[id / 8 % 6],
                                           colour(static_cast<std::size_t>(id)), title);
-    efficiency_panel += fmt::format("{}'clusters.dat' index {} using 1:2 {}", id == 0 ? "" : ", \\\n     ", id, style);
+    feature_panel += fmt::format("{}'clusters.dat' index {} using 5:6 {}", id == 0 ? "" : ", \\\n     ", id, style);
     throughput_panel += fmt::format("{}'clusters.dat' index {} using 1:3 {}", id == 0 ? "" : ", \\\n     ", id, style);
   }
+  auto axis = [](const ClusterFeature& f, char name) {
+    const std::string label = f.unit.empty() ? f.name : f.name + " (" + f.unit + ")";
+    return fmt::format("{}set {}label {}\n", cluster_feature_is_logarithmic(f.name) ? fmt::format("set logscale {}\n", name)
+                                                                                   : fmt::format("unset logscale {}\n", name),
+                       name, quoted(fmt::format("{} (eta^2 {:.2f})", label, f.importance)));
+  };
   writer.script("clusters", "Clusters of configurations",
                 "set multiplot layout 1,2 title 'Clusters of configurations (k-means on standardised features)'\n"
-                "set grid\nset logscale x 2\nset xlabel 'GPUs'\nset key outside bottom center horizontal\n"
-                "set ylabel 'scaling efficiency'\nset yrange [0:*]\nset title 'efficiency vs GPUs'\nplot " +
-                    efficiency_panel +
-                    "\nset logscale y\nset yrange [*:*]\nset ylabel 'throughput per GPU (samples/s)'\n"
-                    "set title 'throughput per GPU vs GPUs'\nplot " +
+                "set grid\nset key outside bottom center horizontal\nset offsets graph 0.05, graph 0.05, graph 0.05, "
+                "graph 0.05\n" +
+                    axis(x_feature, 'x') + axis(y_feature, 'y') +
+                    "set title 'the two features that separate the clusters most (of those with 3+ values)'\nplot " + feature_panel +
+                    "\nset offsets 0, 0, 0, 0\nset logscale x 2\nset xlabel 'GPUs'\nset logscale y\n"
+                    "set ylabel 'throughput per GPU (samples/s)'\nset title 'throughput per GPU vs GPUs'\nplot " +
                     throughput_panel,
                 1600, 700);
 }
