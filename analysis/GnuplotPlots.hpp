@@ -4,7 +4,7 @@
 /// most 8 series a panel, each with its own colour, point type and dash pattern; balance points
 /// circled), per workload the Pareto frontiers of time against GPU-hours, cost and energy (front
 /// points numbered as in the report's tables, balance points and the deadline choice marked), and the
-/// clusters. Input-bound configurations and those with extrapolated convergence are marked on the
+/// clusters (in their two most separating features, and throughput per GPU vs GPUs). Input-bound configurations and those with extrapolated convergence are marked on the
 /// scaling and frontier plots. Data files (.dat) and scripts (.gp) are kept beside the images so a
 /// plot can be restyled by editing its script.
 
