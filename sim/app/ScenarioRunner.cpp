@@ -91,6 +91,8 @@ void record_scenario_knobs(const model::ResolvedScenario& resolved, results::Run
     r.platform_sha256 = config::file_sha256(s.platform_path);
   if (!s.workload_path.empty() && std::filesystem::is_regular_file(s.workload_path, error))
     r.workload_sha256 = config::file_sha256(s.workload_path);
+  if (resolved.convergence && !s.convergence_path.empty() && std::filesystem::is_regular_file(s.convergence_path, error))
+    r.convergence_sha256 = config::file_sha256(s.convergence_path);
   r.gpuscale_version = gpuscale_version();
 }
 

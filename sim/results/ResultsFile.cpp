@@ -120,6 +120,7 @@ const std::vector<Column>& columns()
       text_column("platform_sha256", &RunRecord::platform_sha256, 72),
       text_column("workload_sha256", &RunRecord::workload_sha256, 72),
       text_column("gpuscale_version", &RunRecord::gpuscale_version, 64),
+      text_column("convergence_sha256", &RunRecord::convergence_sha256, 72),
   };
   return table;
 }

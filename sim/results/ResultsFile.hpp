@@ -17,7 +17,8 @@
 namespace gpuscale::results {
 
 // 2: memory_efficiency and step_overhead_s columns; 3: tp, cp, sequence_parallel, bucket_bytes,
-// zero3_prefetch_params, input_pipeline, batch_per_rank, platform_sha256, workload_sha256, gpuscale_version
+// zero3_prefetch_params, input_pipeline, batch_per_rank, platform_sha256, workload_sha256, gpuscale_version,
+// convergence_sha256
 inline constexpr int kSchemaVersion = 3;
 
 /// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).

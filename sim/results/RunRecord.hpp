@@ -85,6 +85,7 @@ struct RunRecord {
   std::string platform_sha256;         ///< SHA-256 of the platform file's contents
   std::string workload_sha256;         ///< SHA-256 of the workload file's contents
   std::string gpuscale_version;        ///< project version (and git describe) of the binary that ran
+  std::string convergence_sha256;      ///< SHA-256 of the convergence table used; "" without one
 
   bool operator==(const RunRecord&) const = default;
 };

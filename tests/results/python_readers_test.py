@@ -36,6 +36,8 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(source_dir, "platforms", "dgx-a100-1node.yaml"), "rb") as platform:
         assert frame["platform_sha256"].iloc[0] == hashlib.sha256(platform.read()).hexdigest(), frame["platform_sha256"]
     assert frame["workload_sha256"].str.fullmatch("[0-9a-f]{64}").all(), frame["workload_sha256"]
+    with open(os.path.join(source_dir, "workloads", "convergence", "resnet.yaml"), "rb") as table:
+        assert frame["convergence_sha256"].iloc[0] == hashlib.sha256(table.read()).hexdigest(), frame["convergence_sha256"]
     assert frame["gpuscale_version"].str.match(r"\d+\.\d+\.\d+").all(), frame["gpuscale_version"]
     assert list(frame["tp"]) == [1, 1] and list(frame["cp"]) == [1, 1] and list(frame["sequence_parallel"]) == [0, 0]
     assert (frame["bucket_bytes"] > 0).all() and (frame["zero3_prefetch_params"] > 0).all()
