@@ -1,5 +1,7 @@
 #include "analysis/ClusterAnalysis.hpp"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,26 +16,27 @@ struct FeatureDefinition {
   const char* low;
   double (*raw)(const Configuration&);     ///< the value clustered (possibly a logarithm)
   double (*natural)(const Configuration&); ///< the value described
+  bool logarithmic;                        ///< raw is a logarithm of natural (plotted on a log axis)
 };
 
 const std::vector<FeatureDefinition>& definitions()
 {
   static const std::vector<FeatureDefinition> table{
       {"GPU count", "GPUs", "many GPUs", "few GPUs", [](const Configuration& c) { return std::log2(double(c.run.gpus)); },
-       [](const Configuration& c) { return double(c.run.gpus); }},
+       [](const Configuration& c) { return double(c.run.gpus); }, true},
       {"GPU generation", "peak TFLOP/s", "newer/faster GPUs", "older/slower GPUs",
        [](const Configuration& c) { return std::log10(std::max(c.run.peak_flop_per_gpu_s, 1.0)); },
-       [](const Configuration& c) { return c.run.peak_flop_per_gpu_s / 1e12; }},
+       [](const Configuration& c) { return c.run.peak_flop_per_gpu_s / 1e12; }, true},
       {"time", "s", "slow", "fast", [](const Configuration& c) { return std::log10(c.time_s); },
-       [](const Configuration& c) { return c.time_s; }},
+       [](const Configuration& c) { return c.time_s; }, true},
       {"throughput per GPU", "samples/s", "high throughput per GPU", "low throughput per GPU",
        [](const Configuration& c) { return std::log10(std::max(c.throughput_per_gpu, 1e-12)); },
-       [](const Configuration& c) { return c.throughput_per_gpu; }},
+       [](const Configuration& c) { return c.throughput_per_gpu; }, true},
       {"scaling efficiency", "", "high efficiency", "low efficiency", [](const Configuration& c) { return c.efficiency; },
-       [](const Configuration& c) { return c.efficiency; }},
+       [](const Configuration& c) { return c.efficiency; }, false},
       {"host cores per GPU", "cores", "many host cores per GPU", "few host cores per GPU",
        [](const Configuration& c) { return c.run.host_cores_per_gpu; },
-       [](const Configuration& c) { return c.run.host_cores_per_gpu; }},
+       [](const Configuration& c) { return c.run.host_cores_per_gpu; }, false},
   };
   return table;
 }
@@ -57,6 +60,22 @@ std::string commonest(const std::map<std::string, std::size_t>& counts, std::siz
 }
 
 } // namespace
+
+double cluster_feature_value(const std::string& name, const Configuration& configuration)
+{
+  for (const auto& d : definitions())
+    if (name == d.name)
+      return d.natural(configuration);
+  throw std::invalid_argument("unknown cluster feature '" + name + "'");
+}
+
+bool cluster_feature_is_logarithmic(const std::string& name)
+{
+  for (const auto& d : definitions())
+    if (name == d.name)
+      return d.logarithmic;
+  throw std::invalid_argument("unknown cluster feature '" + name + "'");
+}
 
 std::optional<ClusterResult> cluster_configurations(const std::vector<Configuration>& configurations,
                                                     const ClusterOptions& options)

@@ -55,4 +55,10 @@ struct ClusterResult {
 std::optional<ClusterResult> cluster_configurations(const std::vector<Configuration>& configurations,
                                                     const ClusterOptions& options);
 
+/// Feature `name` (a ClusterFeature::name) of `configuration` in natural units (GPUs, TFLOP/s, s,
+/// samples/s, -, cores), and whether it is clustered as a logarithm (so plotted on a log axis).
+/// Throws std::invalid_argument for an unknown name.
+double cluster_feature_value(const std::string& name, const Configuration& configuration);
+bool cluster_feature_is_logarithmic(const std::string& name);
+
 } // namespace gpuscale::analysis

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -18,6 +20,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 extern char** environ;
 
@@ -26,13 +29,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Colours that stay distinct for the common colour-vision deficiencies (Okabe and Ito, 2008), then more.
-const std::vector<std::string> kColours{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
-                                        "#000000", "#8C6D00", "#999999", "#882255", "#44AA99", "#117733"};
+/// Eight colours that stay distinct for the common colour-vision deficiencies (Okabe and Ito, 2008;
+/// their yellow, too pale on white, replaced by a dark red). A panel never holds more series than
+/// colours, and each series also gets its own point type and dash pattern, so no two look alike.
+const std::vector<std::string> kColours{"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                                        "#56B4E9", "#D55E00", "#000000", "#882255"};
+constexpr std::size_t kSeriesPerPanel = 8;
 
 std::string colour(std::size_t i)
 {
   return kColours[i % kColours.size()];
+}
+
+/// Gnuplot point type and dash type of the i-th series of a panel: filled shapes 5, 7, 9, 11, 13 and
+/// their open forms; solid, dashed, dotted and dash-dotted lines.
+int point_type(std::size_t i)
+{
+  static constexpr int kPointTypes[] = {7, 5, 9, 11, 13, 6, 4, 8};
+  return kPointTypes[i % 8];
+}
+int dash_type(std::size_t i)
+{
+  return static_cast<int>(i / 2 % 4) + 1;
 }
 
 std::string quoted(const std::string& text)
@@ -93,36 +111,151 @@ private:
   std::vector<PlotFile> scripts_;
 };
 
+/// A panel of a small-multiples plot: up to kSeriesPerPanel series of one workload.
+struct Panel {
+  std::string title;
+  std::vector<std::size_t> series;
+};
+
+/// Splits `members` into panels of at most kSeriesPerPanel series titled `title` ("title (2/3)").
+void add_panels(const std::string& title, const std::vector<std::size_t>& members, std::vector<Panel>& panels)
+{
+  const std::size_t parts = (members.size() + kSeriesPerPanel - 1) / kSeriesPerPanel;
+  for (std::size_t part = 0; part < parts; ++part) {
+    Panel panel;
+    panel.title = parts == 1 ? title : fmt::format("{} ({}/{})", title, part + 1, parts);
+    for (std::size_t k = part * kSeriesPerPanel; k < members.size() && k < (part + 1) * kSeriesPerPanel; ++k)
+      panel.series.push_back(members[k]);
+    panels.push_back(std::move(panel));
+  }
+}
+
+/// Small multiples: one panel per workload; a workload with more than kSeriesPerPanel series gets one
+/// panel per platform instead, and a platform with more than that is split again.
+std::vector<Panel> scaling_panels(const FrontierAnalysis& a)
+{
+  std::vector<Panel> panels;
+  for (const auto& workload : a.workloads) {
+    std::vector<std::size_t> members;
+    std::map<std::string, std::vector<std::size_t>> by_platform;
+    for (std::size_t s = 0; s < a.series.size(); ++s)
+      if (a.series[s].workload == workload) {
+        members.push_back(s);
+        by_platform[a.series[s].platform].push_back(s);
+      }
+    if (members.size() <= kSeriesPerPanel) {
+      add_panels(workload, members, panels);
+      continue;
+    }
+    for (const auto& [platform, in_platform] : by_platform)
+      add_panels(workload + " @ " + platform, in_platform, panels);
+  }
+  return panels;
+}
+
+/// The series' label without what the panel's title already says (its workload, and its platform).
+std::string label_in_panel(const ScalingSeries& series, const std::string& panel_title)
+{
+  const std::string with_platform = series.workload + " @ " + series.platform;
+  if (panel_title.rfind(with_platform, 0) == 0) {
+    const std::string rest = series.label.substr(std::min(series.label.size(), with_platform.size()));
+    // "(ZeRO-1, mbs 8)" -> "ZeRO-1, mbs 8"; a lone series of its platform is the platform's.
+    return rest.size() > 3 ? rest.substr(2, rest.size() - 3) : series.platform;
+  }
+  const std::string prefix = series.workload + " @ ";
+  return series.label.rfind(prefix, 0) == 0 ? series.label.substr(prefix.size()) : series.label;
+}
+
+/// A data block that may have no points still needs one line, or gnuplot's `index` skips it and every
+/// later block shifts.
+std::string block_or_placeholder(const std::string& header, const std::string& lines, int columns)
+{
+  if (!lines.empty())
+    return header + lines;
+  std::string placeholder;
+  for (int c = 0; c < columns; ++c)
+    placeholder += c == 0 ? "NaN" : " NaN";
+  return header + placeholder + "\n";
+}
+
 void scaling_plots(const FrontierAnalysis& a, Writer& writer)
 {
-  std::string scaling, balance;
+  // scaling.dat: one block per series; marks.dat: per panel, its balance points, input-bound points and
+  // points whose convergence is extrapolated (three blocks per panel).
+  std::string scaling;
   for (std::size_t s = 0; s < a.series.size(); ++s) {
     scaling += "# " + a.series[s].label + "\n# gpus time_s efficiency speedup\n";
     for (const auto& p : a.series[s].points)
       scaling += fmt::format("{} {} {} {}\n", p.gpus, value(p.time_s), value(p.efficiency), value(p.speedup));
     scaling += "\n\n";
-    const auto& b = a.series[s].points[a.balance[s].point];
-    balance += fmt::format("{} {} {} {}\n", s, b.gpus, value(b.time_s), value(b.efficiency));
   }
   writer.data("scaling.dat", scaling);
-  writer.data("balance.dat", balance);
-  std::string time_plot, efficiency_plot;
-  for (std::size_t s = 0; s < a.series.size(); ++s) {
-    const std::string style = fmt::format("with linespoints lw 2 pt 7 ps 0.8 lc rgb '{}' title {}", colour(s),
-                                          quoted(a.series[s].label));
-    time_plot += fmt::format("'scaling.dat' index {} using 1:2 {}, \\\n     ", s, style);
-    efficiency_plot += fmt::format("'scaling.dat' index {} using 1:3 {}, \\\n     ", s, style);
+  const auto panels = scaling_panels(a);
+  std::string marks;
+  std::vector<std::array<bool, 3>> has_marks;
+  for (const auto& panel : panels) {
+    const std::array<std::string, 3> headers{"# balance points\n", "# input bound\n", "# convergence extrapolated\n"};
+    std::array<std::string, 3> blocks;
+    std::array<bool, 3> any{false, false, false};
+    for (std::size_t s : panel.series) {
+      const auto& series = a.series[s];
+      for (std::size_t k = 0; k < series.points.size(); ++k) {
+        const auto& p = series.points[k];
+        const auto& c = a.configurations[p.configuration];
+        const std::string line = fmt::format("{} {} {}\n", p.gpus, value(p.time_s), value(p.efficiency));
+        const std::array<bool, 3> marked{k == a.balance[s].point, c.run.input_bound != 0, c.convergence_extrapolated};
+        for (std::size_t m = 0; m < 3; ++m)
+          if (marked[m]) {
+            blocks[m] += line;
+            any[m] = true;
+          }
+      }
+    }
+    for (std::size_t m = 0; m < 3; ++m)
+      marks += block_or_placeholder(headers[m], blocks[m], 3) + "\n\n";
+    has_marks.push_back(any);
   }
-  const std::string common = "set key outside right top box\nset grid\nset logscale x 2\nset xlabel 'GPUs'\n"
-                             "set autoscale xfix\nset offsets graph 0.05, graph 0.05, 0, 0\n";
+  writer.data("scaling_marks.dat", marks);
+
+  const std::size_t columns = panels.size() > 1 ? 2 : 1;
+  const std::size_t rows = (panels.size() + columns - 1) / columns;
+  const int width = columns == 1 ? 1100 : 1700;
+  const int height = static_cast<int>(std::max<std::size_t>(rows, 1)) * 620;
+  auto body = [&](const std::string& title, int column, const std::string& ylabel, const std::string& yscale) {
+    std::string text = fmt::format("set multiplot layout {},{} title {}\n", rows, columns, quoted(title)) +
+                       "set grid\nset logscale x 2\nset xlabel 'GPUs'\nset autoscale xfix\n"
+                       "set offsets graph 0.05, graph 0.05, 0, 0\nset ylabel " + quoted(ylabel) + "\n" + yscale +
+                       "set key outside below left vertical maxcols 1 font ',9' spacing 1.1\n";
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+      text += "set title " + quoted(panels[p].title) + "\nplot ";
+      for (std::size_t k = 0; k < panels[p].series.size(); ++k) {
+        const std::size_t s = panels[p].series[k];
+        text += fmt::format("'scaling.dat' index {} using 1:{} with linespoints lw 2 dt {} pt {} ps 1.0 lc rgb '{}' "
+                            "title {}, \\\n     ",
+                            s, column, dash_type(k), point_type(k), colour(k), quoted(label_in_panel(a.series[s], panels[p].title)));
+      }
+      const int mark_column = column == 2 ? 2 : 3; // marks.dat: gpus time_s efficiency
+      text += fmt::format("'scaling_marks.dat' index {} using 1:{} with points pt 6 ps 2.6 lw 2 lc rgb 'black' "
+                          "title 'balance point'",
+                          3 * p, mark_column);
+      if (has_marks[p][1])
+        text += fmt::format(", \\\n     'scaling_marks.dat' index {} using 1:{} with points pt 4 ps 2.2 lw 2 "
+                            "lc rgb '#D55E00' title 'input bound (host CPUs set the pace)'",
+                            3 * p + 1, mark_column);
+      if (has_marks[p][2])
+        text += fmt::format(", \\\n     'scaling_marks.dat' index {} using 1:{} with points pt 8 ps 2.2 lw 2 "
+                            "lc rgb '#882255' title 'convergence extrapolated'",
+                            3 * p + 2, mark_column);
+      text += "\n";
+    }
+    return text;
+  };
   writer.script("scaling_time", "Time vs GPUs",
-                common + "set logscale y\nset ylabel '" + time_metric_name() + " (s)'\nset title 'Time vs GPUs'\nplot " +
-                    time_plot + "'balance.dat' using 2:3 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'balance point'");
+                body("Time vs GPUs", 2, time_metric_name() + " (s)", "set logscale y\n"), width, height);
   writer.script("scaling_efficiency", "Scaling efficiency vs GPUs",
-                common + "set yrange [0:*]\nset ylabel 'efficiency E(N) = T(N0) N0 / (T(N) N)'\n"
-                         "set title 'Scaling efficiency vs GPUs'\nplot " +
-                    efficiency_plot +
-                    "'balance.dat' using 2:4 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'balance point'");
+                body("Scaling efficiency vs GPUs (E(N) = T(N0) N0 / (T(N) N))", 3, "scaling efficiency",
+                     "set yrange [0:*]\n"),
+                width, height);
 }
 
 void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Writer& writer)
@@ -145,20 +278,32 @@ void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Write
                            value(c.energy_kwh), c.run.gpus);
     all += "\n\n";
   }
-  all += "# balance points\n";
+  auto row = [](const Configuration& c) {
+    return fmt::format("{} {} {} {} {}\n", value(c.time_s), value(c.gpu_hours), value(c.cost_usd),
+                       value(c.energy_kwh), c.run.gpus);
+  };
+  std::string balance_rows, deadline_rows;
   for (std::size_t s = 0; s < a.series.size(); ++s)
-    if (a.series[s].workload == workload) {
-      const auto& c = a.configurations[a.series[s].points[a.balance[s].point].configuration];
-      all += fmt::format("{} {} {} {} {}\n", value(c.time_s), value(c.gpu_hours), value(c.cost_usd),
-                         value(c.energy_kwh), c.run.gpus);
-    }
-  all += "\n\n# deadline choice\n";
+    if (a.series[s].workload == workload)
+      balance_rows += row(a.configurations[a.series[s].points[a.balance[s].point].configuration]);
   for (const auto& d : a.deadlines)
-    if (d.workload == workload && d.configuration) {
-      const auto& c = a.configurations[*d.configuration];
-      all += fmt::format("{} {} {} {} {}\n", value(c.time_s), value(c.gpu_hours), value(c.cost_usd),
-                         value(c.energy_kwh), c.run.gpus);
+    if (d.workload == workload && d.configuration)
+      deadline_rows += row(a.configurations[*d.configuration]);
+  // Marked configurations: input bound (the host CPUs set the pace, so a faster GPU would not help)
+  // and extrapolated convergence (the time to train rests on samples outside the reference points).
+  std::string input_bound_rows, extrapolated_rows;
+  for (const auto& c : a.configurations)
+    if (c.run.workload == workload) {
+      if (c.run.input_bound != 0)
+        input_bound_rows += row(c);
+      if (c.convergence_extrapolated)
+        extrapolated_rows += row(c);
     }
+  const bool any_input_bound = !input_bound_rows.empty(), any_extrapolated = !extrapolated_rows.empty();
+  all += block_or_placeholder("# balance points\n", balance_rows, 5) + "\n\n" +
+         block_or_placeholder("# deadline choice\n", deadline_rows, 5) + "\n\n" +
+         block_or_placeholder("# input bound\n", input_bound_rows, 5) + "\n\n" +
+         block_or_placeholder("# convergence extrapolated\n", extrapolated_rows, 5);
   const std::size_t balance_block = platforms.size();
   writer.data(stem + ".dat", all);
 
@@ -172,23 +317,49 @@ void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Write
   for (const auto& [metric, column] : panels) {
     if (column == 3)
       body += "unset key\n"; // the first panel's key, below the panels, serves all three
+    // The front's points are numbered 1, 2, ... in increasing time, as the rows of the report's Pareto
+    // table that names them (full labels on the plot collide where the front is flat).
+    // Points that coincide on the plot (within 1 % on both axes) share one label, "1,2".
     std::string front;
     for (const auto& f : a.frontiers)
-      if (f.workload == workload && f.metric == metric)
-        for (std::size_t i : f.front)
-          front += fmt::format("{} {}\n", value(a.configurations[i].time_s), value(metric_value(a.configurations[i], metric)));
+      if (f.workload == workload && f.metric == metric) {
+        std::vector<std::tuple<double, double, std::string>> labelled;
+        for (std::size_t k = 0; k < f.front.size(); ++k) {
+          const double time = a.configurations[f.front[k]].time_s;
+          const double amount = metric_value(a.configurations[f.front[k]], metric);
+          auto near = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::max(std::fabs(x), std::fabs(y)); };
+          if (!labelled.empty() && near(std::get<0>(labelled.back()), time) && near(std::get<1>(labelled.back()), amount))
+            std::get<2>(labelled.back()) += "," + std::to_string(k + 1);
+          else
+            labelled.emplace_back(time, amount, std::to_string(k + 1));
+        }
+        for (const auto& [time, amount, label] : labelled)
+          front += fmt::format("{} {} {}\n", value(time), value(amount), quoted(label));
+      }
     const std::string front_file = stem + "_" + file_stem(metric) + ".dat";
-    writer.data(front_file, "# Pareto front: time_s " + metric + "\n" + (front.empty() ? "NaN NaN\n" : front));
+    writer.data(front_file,
+                "# Pareto front: time_s " + metric + " number\n" + (front.empty() ? "NaN NaN \"\"\n" : front));
     body += "set ylabel " + quoted(metric) + "\nset title " + quoted("time vs " + metric) + "\nplot ";
     for (const auto& [name, index] : platforms)
-      body += fmt::format("'{}.dat' index {} using 1:{} with points pt 7 ps 0.9 lc rgb '{}' title {}, \\\n     ", stem,
-                          index, column, colour(index), quoted(name));
+      body += fmt::format("'{}.dat' index {} using 1:{} with points pt {} ps 0.9 lc rgb '{}' title {}, \\\n     ",
+                          stem, index, column, point_type(index), colour(index), quoted(name));
     body += fmt::format("'{}' using 1:2 with steps lw 2 lc rgb '#444444' title 'Pareto front', \\\n     ", front_file);
+    body += fmt::format("'{}' using 1:2:3 with labels left offset char 0.5,0.7 font ',10' tc rgb '#444444' notitle, "
+                        "\\\n     ",
+                        front_file);
+    if (any_input_bound)
+      body += fmt::format("'{}.dat' index {} using 1:{} with points pt 4 ps 2.2 lw 2 lc rgb '#D55E00' "
+                          "title 'input bound', \\\n     ",
+                          stem, balance_block + 2, column);
+    if (any_extrapolated)
+      body += fmt::format("'{}.dat' index {} using 1:{} with points pt 8 ps 2.2 lw 2 lc rgb '#882255' "
+                          "title 'extrapolated convergence', \\\n     ",
+                          stem, balance_block + 3, column);
     body += fmt::format("'{}.dat' index {} using 1:{} with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'balance point', "
                         "\\\n     ",
                         stem, balance_block, column);
     body += fmt::format("'{}.dat' index {} using 1:{} with points pt 12 ps 2.5 lw 2 lc rgb '#D55E00' title 'fewest "
-                        "GPU-hours at deadline'\n",
+                        "GPU-h at deadline'\n",
                         stem, balance_block + 1, column);
   }
   writer.script(stem, "Pareto frontiers: " + workload, body, 1800, 700);
@@ -199,32 +370,65 @@ void cluster_plot(const FrontierAnalysis& a, Writer& writer)
   if (!a.clusters)
     return;
   const auto& c = *a.clusters;
+  // The left panel shows the clusters in the two features that separate them most (largest η²), so
+  // the plot shows what the clustering found rather than re-splitting by GPU count; the right panel
+  // keeps throughput per GPU against GPUs. Features with one or two values (a property of the platform,
+  // such as host cores per GPU) would put every point on two lines: they come last.
+  auto values = [&](const ClusterFeature& f) {
+    std::set<double> distinct;
+    for (const auto& conf : a.configurations)
+      distinct.insert(cluster_feature_value(f.name, conf));
+    return distinct.size();
+  };
+  std::vector<std::pair<bool, ClusterFeature>> ranked;
+  for (const auto& f : c.features)
+    ranked.emplace_back(values(f) > 2, f);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first : x.second.importance > y.second.importance;
+  });
+  std::vector<ClusterFeature> by_importance;
+  for (const auto& [spread, f] : ranked)
+    by_importance.push_back(f);
+  const ClusterFeature x_feature = by_importance.front();
+  const ClusterFeature y_feature = by_importance.size() > 1 ? by_importance[1] : by_importance.front();
   std::string data;
   for (int id = 0; id < c.k; ++id) {
-    data += fmt::format("# cluster {}\n# gpus efficiency throughput_per_gpu time_s\n", id);
+    data += fmt::format("# cluster {}\n# gpus efficiency throughput_per_gpu time_s {} {}\n", id, x_feature.name,
+                        y_feature.name);
     for (std::size_t i = 0; i < a.configurations.size(); ++i)
       if (c.assignment[i] == id) {
         const auto& conf = a.configurations[i];
-        data += fmt::format("{} {} {} {}\n", conf.run.gpus, value(conf.efficiency), value(conf.throughput_per_gpu),
-                            value(conf.time_s));
+        data += fmt::format("{} {} {} {} {} {}\n", conf.run.gpus, value(conf.efficiency), value(conf.throughput_per_gpu),
+                            value(conf.time_s), value(cluster_feature_value(x_feature.name, conf)),
+                            value(cluster_feature_value(y_feature.name, conf)));
       }
     data += "\n\n";
   }
   writer.data("clusters.dat", data);
-  std::string efficiency_panel, throughput_panel;
+  std::string feature_panel, throughput_panel;
   for (int id = 0; id < c.k; ++id) {
     const std::string title = quoted(fmt::format("cluster {} ({})", id, c.clusters[static_cast<std::size_t>(id)].size));
-    const std::string style = fmt::format("with points pt 7 ps 1.2 lc rgb '{}' title {}", colour(static_cast<std::size_t>(id)), title);
-    efficiency_panel += fmt::format("{}'clusters.dat' index {} using 1:2 {}", id == 0 ? "" : ", \\\n     ", id, style);
+    // Past 8 clusters the colours repeat with another point shape (filled circle, open circle, square, ...).
+    static constexpr int kShapes[] = {7, 6, 5, 4, 9, 8};
+    const std::string style = fmt::format("with points pt {} ps 1.2 lc rgb '{}' title {}", kShapes[id / 8 % 6],
+                                          colour(static_cast<std::size_t>(id)), title);
+    feature_panel += fmt::format("{}'clusters.dat' index {} using 5:6 {}", id == 0 ? "" : ", \\\n     ", id, style);
     throughput_panel += fmt::format("{}'clusters.dat' index {} using 1:3 {}", id == 0 ? "" : ", \\\n     ", id, style);
   }
+  auto axis = [](const ClusterFeature& f, char name) {
+    const std::string label = f.unit.empty() ? f.name : f.name + " (" + f.unit + ")";
+    return fmt::format("{}set {}label {}\n", cluster_feature_is_logarithmic(f.name) ? fmt::format("set logscale {}\n", name)
+                                                                                   : fmt::format("unset logscale {}\n", name),
+                       name, quoted(fmt::format("{} (eta^2 {:.2f})", label, f.importance)));
+  };
   writer.script("clusters", "Clusters of configurations",
                 "set multiplot layout 1,2 title 'Clusters of configurations (k-means on standardised features)'\n"
-                "set grid\nset logscale x 2\nset xlabel 'GPUs'\nset key outside bottom center horizontal\n"
-                "set ylabel 'scaling efficiency'\nset yrange [0:*]\nset title 'efficiency vs GPUs'\nplot " +
-                    efficiency_panel +
-                    "\nset logscale y\nset yrange [*:*]\nset ylabel 'throughput per GPU (samples/s)'\n"
-                    "set title 'throughput per GPU vs GPUs'\nplot " +
+                "set grid\nset key outside bottom center horizontal\nset offsets graph 0.05, graph 0.05, graph 0.05, "
+                "graph 0.05\n" +
+                    axis(x_feature, 'x') + axis(y_feature, 'y') +
+                    "set title 'the two features that separate the clusters most (of those with 3+ values)'\nplot " + feature_panel +
+                    "\nset offsets 0, 0, 0, 0\nset logscale x 2\nset xlabel 'GPUs'\nset logscale y\n"
+                    "set ylabel 'throughput per GPU (samples/s)'\nset title 'throughput per GPU vs GPUs'\nplot " +
                     throughput_panel,
                 1600, 700);
 }

@@ -5,8 +5,8 @@
 
 namespace gpuscale::analysis {
 
-/// y ≈ X β, fitted by least squares (Householder QR, so ill-conditioned columns such as 1, N, N² stay
-/// accurate).
+/// y ≈ X β, fitted by least squares (Eigen's column-pivoting Householder QR, so ill-conditioned columns
+/// such as 1, N, N² stay accurate).
 struct LinearFit {
   std::vector<double> coefficients;
   std::vector<double> standard_errors;           ///< sqrt of the diagonal of `covariance`

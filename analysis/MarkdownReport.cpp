@@ -1,5 +1,7 @@
 #include "analysis/MarkdownReport.hpp"
 
+#include <algorithm>
+
 #include "analysis/TimeMetric.hpp"
 
 #include <fmt/format.h>
@@ -11,7 +13,10 @@ namespace {
 
 std::string estimate(const Estimate& e)
 {
-  return e.half_width_95 > 0 ? format_number(e.value) + " ± " + format_number(e.half_width_95) : format_number(e.value);
+  // An exact fit leaves only rounding noise in the half-width (about 1e-15 of the value, different for
+  // every QR implementation): shown as 0, as it is.
+  const double half_width = e.half_width_95 > 1e-9 * std::fabs(e.value) ? e.half_width_95 : 0.0;
+  return e.half_width_95 > 0 ? format_number(e.value) + " ± " + format_number(half_width) : format_number(e.value);
 }
 
 /// The time of a configuration; an extrapolated one is marked, with its 95 % interval.
@@ -125,7 +130,7 @@ void regression_table(const FrontierAnalysis& a, std::ostream& out)
 void frontier_tables(const FrontierAnalysis& a, std::ostream& out)
 {
   out << "\n## Pareto frontiers\n\nConfigurations of a workload that no other beats on both " << time_metric_name()
-      << " and the second quantity.\n";
+      << " and the second quantity; # is the number of the point on the frontier plot.\n";
   for (const auto& f : a.frontiers) {
     out << "\n### " << f.workload << ": time vs " << f.metric << " (" << f.front.size() << " of " << f.considered
         << ")\n\n";
@@ -133,10 +138,10 @@ void frontier_tables(const FrontierAnalysis& a, std::ostream& out)
       out << "No configuration has a value for " << f.metric << ".\n";
       continue;
     }
-    table_header(out, {"configuration", "time", f.metric, "efficiency"});
-    for (std::size_t i : f.front) {
-      const auto& c = a.configurations[i];
-      table_row(out, {c.label(), time_cell(c), format_number(metric_value(c, f.metric)),
+    table_header(out, {"#", "configuration", "time", f.metric, "efficiency"});
+    for (std::size_t k = 0; k < f.front.size(); ++k) {
+      const auto& c = a.configurations[f.front[k]];
+      table_row(out, {std::to_string(k + 1), c.label(), time_cell(c), format_number(metric_value(c, f.metric)),
                       format_number(c.efficiency)});
     }
   }
@@ -289,11 +294,16 @@ std::string format_ranking_text(const FrontierAnalysis& a, std::size_t rows_per_
   std::string text;
   for (const auto& r : a.rankings) {
     text += fmt::format("{}TOPSIS ranking, {}{}\n", text.empty() ? "" : "\n", r.workload, r.note.empty() ? "" : " (" + r.note + ")");
-    text += fmt::format("  {:>4}  {:<40} {:>12} {:>11} {:>11} {:>10} {:>9}\n", "rank", "configuration", "time",
-                        "GPU-hours", "cost (USD)", "efficiency", "closeness");
+    // The configuration column is as wide as its longest label, so the figures stay in columns.
+    std::size_t label_width = std::string("configuration").size();
+    for (std::size_t k = 0; k < r.ranked.size() && k < rows_per_workload; ++k)
+      label_width = std::max(label_width, a.configurations[r.ranked[k].first].label().size());
+    text += fmt::format("  {:>4}  {:<{}} {:>12} {:>11} {:>11} {:>10} {:>9}\n", "rank", "configuration", label_width,
+                        "time", "GPU-hours", "cost (USD)", "efficiency", "closeness");
     for (std::size_t k = 0; k < r.ranked.size() && k < rows_per_workload; ++k) {
       const auto& c = a.configurations[r.ranked[k].first];
-      text += fmt::format("  {:>4}  {:<40} {:>12} {:>11} {:>11} {:>10} {:>9}{}\n", k + 1, c.label(), format_time(c.time_s),
+      text += fmt::format("  {:>4}  {:<{}} {:>12} {:>11} {:>11} {:>10} {:>9}{}\n", k + 1, c.label(), label_width,
+                          format_time(c.time_s),
                           format_number(c.gpu_hours), format_number(c.cost_usd), format_number(c.efficiency),
                           format_number(r.ranked[k].second),
                           c.convergence_extrapolated ? "  EXTRAPOLATED convergence, time " + format_time(c.time_low_s) +

@@ -9,10 +9,43 @@
 namespace gpuscale::analysis {
 namespace {
 
+/// An uneven allocation's per-rank "mb x accum" list with runs of equal shares counted, in the
+/// planner's words: "8x m=5 g=16, 8x m=3 g=16"; "uniform" for an even one.
+std::string describe_allocation(const std::string& batch_per_rank)
+{
+  if (batch_per_rank.empty())
+    return "uniform";
+  std::vector<std::pair<std::string, int>> runs;
+  std::size_t start = 0;
+  while (start <= batch_per_rank.size()) {
+    const std::size_t comma = std::min(batch_per_rank.find(',', start), batch_per_rank.size());
+    const std::string share = batch_per_rank.substr(start, comma - start);
+    if (!runs.empty() && runs.back().first == share)
+      ++runs.back().second;
+    else
+      runs.emplace_back(share, 1);
+    start = comma + 1;
+  }
+  std::string text;
+  for (const auto& [share, count] : runs) {
+    const std::size_t x = share.find('x');
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + "x m=" + share.substr(0, x) +
+            (x == std::string::npos ? "" : " g=" + share.substr(x + 1));
+  }
+  return text;
+}
+
 /// The fields besides workload and platform that make series distinct, as "name value" parts.
 std::vector<std::pair<std::string, std::string>> variant_parts(const results::RunRecord& r)
 {
-  return {{"", r.gpu_models},
+  return {{"alloc ", describe_allocation(r.batch_per_rank)},
+          {"tp ", std::to_string(r.tp)},
+          {"cp ", std::to_string(r.cp)},
+          {"SP ", r.sequence_parallel != 0 ? "on" : "off"},
+          {"bucket ", std::to_string(static_cast<long long>(r.bucket_bytes)) + " B"},
+          {"prefetch ", std::to_string(static_cast<long long>(r.zero3_prefetch_params))},
+          {"input ", r.input_pipeline},
+          {"", r.gpu_models},
           {"", r.precision},
           {"ZeRO-", std::to_string(r.zero_stage)},
           {"gbs ", std::to_string(r.global_batch_size)},

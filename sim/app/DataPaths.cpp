@@ -1,5 +1,7 @@
 #include "sim/app/DataPaths.hpp"
 
+#include "sim/model/BenchmarkName.hpp"
+
 #include <cstdlib>
 #include <stdexcept>
 
@@ -19,14 +21,10 @@ std::string catalog_path()
 
 std::string workload_path(const std::string& benchmark)
 {
-  static const std::pair<const char*, const char*> files[] = {
-      {"bert", "bert-large"}, {"llama2_70b_lora", "llama2-70b-lora"}, {"resnet", "resnet50"},
-      {"retinanet", "retinanet"}, {"stable_diffusion", "stable-diffusion"}};
-  for (const auto& [name, file] : files)
-    if (benchmark == name)
-      return data_dir() + "/workloads/" + file + ".yaml";
-  throw std::invalid_argument("no workload trace for benchmark '" + benchmark +
-                              "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+  if (const auto name = model::workload_name(benchmark))
+    return data_dir() + "/workloads/" + *name + ".yaml";
+  throw std::invalid_argument("no workload trace for benchmark '" + benchmark + "' (known: " +
+                              model::known_benchmark_names() + ")");
 }
 
 } // namespace gpuscale::app

@@ -41,8 +41,9 @@ std::string describe(const analysis::BatchPlan& plan)
 {
   std::string text;
   for (const auto& share : plan.shares)
-    text += fmt::format("{}{}x {} m={}", text.empty() ? "" : ", ", share.gpus, share.gpu_type, share.micro_batch);
-  return text + fmt::format(" g={}", plan.accumulation);
+    text += fmt::format("{}{}x {} m={} g={}", text.empty() ? "" : ", ", share.gpus, share.gpu_type, share.micro_batch,
+                        share.accumulation);
+  return text;
 }
 
 Evaluated simulate(const model::ResolvedScenario& run, const analysis::BatchPlan& plan, const std::string& label,

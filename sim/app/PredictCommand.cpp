@@ -6,6 +6,7 @@
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
+#include "sim/model/BenchmarkName.hpp"
 
 #include <fmt/format.h>
 
@@ -56,10 +57,10 @@ std::pair<int, std::string> choose_batch(const PredictOptions& options, const mo
 
 void run_predict(const PredictOptions& options)
 {
-  const auto benchmark = config::mlperf_benchmark_name(options.benchmark);
+  const auto benchmark = model::benchmark_name(options.benchmark);
   if (!benchmark)
-    throw std::invalid_argument("unknown benchmark '" + options.benchmark +
-                                "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+    throw std::invalid_argument("unknown benchmark '" + options.benchmark + "' (known: " +
+                                model::known_benchmark_names() + ")");
   const model::MlperfSystem system = config::read_mlperf_system(options.system_path);
   const model::Calibration calibration = options.calibration_path.empty()
                                              ? config::default_calibration()

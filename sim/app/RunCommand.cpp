@@ -1,6 +1,8 @@
 #include "sim/app/Commands.hpp"
+#include "sim/app/RunProgress.hpp"
 #include "sim/app/RunSummary.hpp"
 #include "sim/app/ScenarioRunner.hpp"
+#include "sim/app/SweepProgress.hpp"
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/config/YamlFile.hpp"
 #include "sim/results/ResultsFile.hpp"
@@ -28,7 +30,12 @@ void run(const RunOptions& options)
   const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
-  const ScenarioOutcome outcome = run_scenario(resolved, false);
+  const auto& s = resolved.scenario;
+  const ScenarioOutcome outcome = [&] {
+    RunProgress progress(fmt::format("simulating {} GPUs x {} layers, {:.3g} cost units (GPUs x layers x micro-batches)",
+                                     s.gpus, resolved.workload.layers.size(), simulation_cost_units(s, resolved.workload)));
+    return run_scenario(resolved, false);
+  }();
   fmt::print("{}", format_run_summary(resolved, outcome));
   if (!options.output_path.empty()) {
     const auto ids = results::append_runs(options.output_path, {{outcome.record, scenario_text}}, gpuscale_version());

@@ -6,6 +6,35 @@
 
 namespace gpuscale::app {
 
+std::string format_setup_line(const model::Scenario& s, const results::RunRecord& r)
+{
+  std::string batch;
+  if (!s.batch_per_rank.empty()) {
+    // Uneven: every GPU is its own replica (the reader refuses tp/cp here); runs of equal shares counted.
+    std::vector<std::pair<model::BatchShare, int>> groups;
+    for (const auto& share : s.batch_per_rank)
+      if (!groups.empty() && groups.back().first == share)
+        ++groups.back().second;
+      else
+        groups.emplace_back(share, 1);
+    for (const auto& [share, count] : groups)
+      batch += fmt::format("{}{} GPU(s) x {} x {}", batch.empty() ? "" : " + ", count, share.micro_batch,
+                           share.accumulation);
+    batch += " (GPUs x micro-batch x accumulation steps, uneven)";
+  } else if (s.tensor_parallel * s.context_parallel == 1) {
+    batch = fmt::format("micro-batch {} x {} GPUs x {} accumulation step(s)", s.micro_batch_size, s.gpus,
+                        s.gradient_accumulation_steps());
+  } else {
+    // Tensor- and context-parallel ranks of a replica work on the same samples.
+    batch = fmt::format("micro-batch {} x {} replica(s) x {} accumulation step(s); {} GPUs = {} replica(s) x tp {} x cp {}",
+                        s.micro_batch_size, s.data_parallel(), s.gradient_accumulation_steps(), s.gpus,
+                        s.data_parallel(), s.tensor_parallel, s.context_parallel);
+  }
+  return fmt::format("setup      ZeRO-{}, {}, global batch {} = {}{}{}, collective {} ({})\n", r.zero_stage, r.precision,
+                     s.global_batch_size, batch, s.sequence_parallel ? ", sequence parallel" : "",
+                     s.activation_checkpointing ? ", activation checkpointing" : "", r.collective_used, r.collective);
+}
+
 std::string format_run_summary(const model::ResolvedScenario& resolved, const ScenarioOutcome& outcome)
 {
   using units::format_bytes;
@@ -19,10 +48,7 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const Sc
   out += fmt::format("workload   {} ({:.1f} M trainable + {:.1f} M frozen parameters, {:.2f} GFLOP fwd/sample)\n",
                      r.workload, resolved.workload.trainable_params() / 1e6, resolved.workload.frozen_params() / 1e6,
                      resolved.workload.forward_flop_per_sample() / 1e9);
-  out += fmt::format("setup      ZeRO-{}, {}, global batch {} = micro-batch {} x {} GPUs x {} accumulation step(s), "
-                     "collective {} ({})\n",
-                     r.zero_stage, r.precision, r.global_batch_size, r.micro_batch_size, r.gpus, r.grad_accum_steps,
-                     r.collective_used, r.collective);
+  out += format_setup_line(resolved.scenario, r);
   if (!resolved.scenario.batch_per_rank.empty()) {
     std::string shares;
     for (std::size_t rank = 0; rank < resolved.scenario.batch_per_rank.size(); ++rank) {

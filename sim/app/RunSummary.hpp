@@ -7,6 +7,10 @@
 
 namespace gpuscale::app {
 
+/// The summary's "setup" line: ZeRO stage, precision, how the global batch is made up (uniform, over
+/// tensor/context-parallel replicas, or an uneven per-GPU allocation) and the collective.
+std::string format_setup_line(const model::Scenario& scenario, const results::RunRecord& record);
+
 std::string format_run_summary(const model::ResolvedScenario& scenario, const ScenarioOutcome& outcome);
 
 } // namespace gpuscale::app

@@ -1,8 +1,13 @@
 #include "sim/app/ScenarioRunner.hpp"
 
+#include "sim/app/Commands.hpp"
+#include "sim/config/FileDigest.hpp"
 #include "sim/engine/SimgridConfig.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 namespace gpuscale::app {
@@ -59,6 +64,38 @@ void record_hardware_figures(const model::Platform& platform, int gpus, model::P
   r.host_cores_per_gpu = cores_sum / counted;
 }
 
+/// The "mb x accum" of every rank, comma-separated, for an uneven allocation; "" for a uniform one.
+std::string describe_batch_per_rank(const std::vector<model::BatchShare>& shares)
+{
+  std::string text;
+  for (const auto& share : shares)
+    text += fmt::format("{}{}x{}", text.empty() ? "" : ",", share.micro_batch, share.accumulation);
+  return text;
+}
+
+/// The knobs a scenario sets that the columns above do not already hold, and what exactly ran: the
+/// inputs' contents by SHA-256 (an input without a file, as an MLPerf system built in memory, has "")
+/// and the binary's version.
+void record_scenario_knobs(const model::ResolvedScenario& resolved, results::RunRecord& r)
+{
+  const auto& s = resolved.scenario;
+  r.tp = s.tensor_parallel;
+  r.cp = s.context_parallel;
+  r.sequence_parallel = s.sequence_parallel ? 1 : 0;
+  r.bucket_bytes = s.bucket_bytes;
+  r.zero3_prefetch_params = s.zero3_prefetch_params;
+  r.input_pipeline = resolved.host_input ? resolved.host_input->pipeline : "";
+  r.batch_per_rank = describe_batch_per_rank(s.batch_per_rank);
+  std::error_code error;
+  if (!s.platform_path.empty() && std::filesystem::is_regular_file(s.platform_path, error))
+    r.platform_sha256 = config::file_sha256(s.platform_path);
+  if (!s.workload_path.empty() && std::filesystem::is_regular_file(s.workload_path, error))
+    r.workload_sha256 = config::file_sha256(s.workload_path);
+  if (resolved.convergence && !s.convergence_path.empty() && std::filesystem::is_regular_file(s.convergence_path, error))
+    r.convergence_sha256 = config::file_sha256(s.convergence_path);
+  r.gpuscale_version = gpuscale_version();
+}
+
 /// The host side (can the CPUs feed the GPUs at the simulated pace?) and, from the stretched
 /// iteration time, the MLPerf-style time to train.
 void add_host_and_time_to_train(const model::ResolvedScenario& resolved, ScenarioOutcome& outcome)
@@ -107,6 +144,40 @@ void add_host_and_time_to_train(const model::ResolvedScenario& resolved, Scenari
 
 } // namespace
 
+TightestMemory tightest_memory(const model::Platform& platform, const model::WorkloadTrace& workload,
+                               const model::Scenario& s, model::Precision precision)
+{
+  TightestMemory tightest;
+  int nodes = 0;
+  const auto used = gpu_types_used(platform, s.gpus, nodes);
+  std::vector<std::string> rank_types;
+  for (std::size_t g = 0; g < platform.node_groups.size(); ++g) {
+    const auto& type = platform.node_type_of_group(g);
+    for (int i = 0; i < platform.node_groups[g].count * type.gpus_per_node; ++i)
+      rank_types.push_back(type.gpu_type);
+  }
+  double worst_headroom = 0;
+  bool first = true;
+  for (const auto& name : used) {
+    const auto& gpu = platform.gpu_types.at(name);
+    // The largest micro-batch any GPU of this type runs (uneven allocations differ per GPU).
+    int micro = s.batch_per_rank.empty() ? s.micro_batch_size : 0;
+    for (int rank = 0; rank < static_cast<int>(s.batch_per_rank.size()); ++rank)
+      if (rank_types[static_cast<std::size_t>(rank)] == name)
+        micro = std::max(micro, s.batch_per_rank[static_cast<std::size_t>(rank)].micro_batch);
+    const auto estimate =
+        engine::estimate_memory(workload, s, gpu, precision, s.data_parallel(), micro);
+    const double headroom = estimate.capacity_bytes - estimate.total_bytes();
+    if (first || headroom < worst_headroom) {
+      worst_headroom = headroom;
+      tightest.memory = estimate;
+      tightest.gpu = name;
+      first = false;
+    }
+  }
+  return tightest;
+}
+
 ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isolated)
 {
   const auto& s = resolved.scenario;
@@ -129,6 +200,11 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.global_batch_size = s.global_batch_size;
   r.micro_batch_size = s.micro_batch_size;
   r.grad_accum_steps = s.gradient_accumulation_steps();
+  if (!s.batch_per_rank.empty()) { // uneven: the most micro-batches any rank runs (all of them: batch_per_rank)
+    r.grad_accum_steps = 0;
+    for (const auto& share : s.batch_per_rank)
+      r.grad_accum_steps = std::max<std::int64_t>(r.grad_accum_steps, share.accumulation);
+  }
   r.zero_stage = s.zero_stage;
   r.activation_checkpointing = s.activation_checkpointing ? 1 : 0;
   r.compute_efficiency = s.efficiency.compute;
@@ -136,34 +212,13 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.memory_efficiency = s.efficiency.memory;
   r.step_overhead_s = s.efficiency.step_overhead_s;
   r.tcp_gamma_bytes = s.simgrid.tcp_gamma_bytes;
+  record_scenario_knobs(resolved, r);
   record_hardware_figures(resolved.platform, s.gpus, resolved.precision(), r);
 
   // Memory: every GPU type must fit; report the one with the least headroom.
-  std::vector<std::string> rank_types;
-  for (std::size_t g = 0; g < resolved.platform.node_groups.size(); ++g) {
-    const auto& type = resolved.platform.node_type_of_group(g);
-    for (int i = 0; i < resolved.platform.node_groups[g].count * type.gpus_per_node; ++i)
-      rank_types.push_back(type.gpu_type);
-  }
-  double worst_headroom = 0;
-  bool first = true;
-  for (const auto& name : used) {
-    const auto& gpu = resolved.platform.gpu_types.at(name);
-    // The largest micro-batch any GPU of this type runs (uneven allocations differ per GPU).
-    int micro = s.batch_per_rank.empty() ? s.micro_batch_size : 0;
-    for (int rank = 0; rank < static_cast<int>(s.batch_per_rank.size()); ++rank)
-      if (rank_types[static_cast<std::size_t>(rank)] == name)
-        micro = std::max(micro, s.batch_per_rank[static_cast<std::size_t>(rank)].micro_batch);
-    const auto estimate =
-        engine::estimate_memory(resolved.workload, s, gpu, resolved.precision(), s.data_parallel(), micro);
-    const double headroom = estimate.capacity_bytes - estimate.total_bytes();
-    if (first || headroom < worst_headroom) {
-      worst_headroom = headroom;
-      outcome.memory = estimate;
-      outcome.tightest_gpu = name;
-      first = false;
-    }
-  }
+  auto tightest = tightest_memory(resolved.platform, resolved.workload, s, resolved.precision());
+  outcome.memory = tightest.memory;
+  outcome.tightest_gpu = tightest.gpu;
   const auto& m = outcome.memory;
   r.mem_per_gpu_bytes = m.total_bytes();
   r.mem_capacity_bytes = m.capacity_bytes;

@@ -21,6 +21,15 @@ struct ScenarioOutcome {
   std::optional<model::TimeToTrain> time_to_train;  ///< with a convergence table
 };
 
+/// The memory estimate of the GPU type with the least headroom among those the first
+/// `scenario.gpus` GPUs of `platform` use (the largest micro-batch each type runs).
+struct TightestMemory {
+  engine::MemoryEstimate memory;
+  std::string gpu;
+};
+TightestMemory tightest_memory(const model::Platform& platform, const model::WorkloadTrace& workload,
+                               const model::Scenario& scenario, model::Precision precision);
+
 /// `isolated`: run the simulation in a child process (needed when the caller runs several).
 ScenarioOutcome run_scenario(const model::ResolvedScenario& scenario, bool isolated);
 

@@ -235,7 +235,8 @@ void add_sweep_command(CLI::App& app)
   CLI::App* command = app.add_subcommand(
       "sweep", "Simulate every point of a sweep file (one process per simulation, N at a time) into a results file");
   command->add_option("sweep", options->sweep_path, "Sweep YAML file (scenario: and sweep: blocks)")->required();
-  command->add_option("-o,--output", options->output_path, "HDF5 results file (created, or continued with --resume)");
+  command->add_option("-o,--output", options->output_path, "HDF5 results file (created, or continued with --resume)")
+      ->option_text("TEXT REQUIRED (unless --dry-run)");
   command->add_option("-j,--jobs", options->jobs, "Simulations run at once (default: the CPUs available)");
   command->add_flag("--resume", options->resume,
                     "Continue an interrupted sweep: keep the rows already written, run only the missing points");

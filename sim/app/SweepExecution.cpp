@@ -62,6 +62,16 @@ private:
   struct sigaction previous_hup_ {};
 };
 
+/// What a point is expected to cost: nothing if it does not fit in memory (it is a memory check, not a
+/// simulation), else simulation_cost_units.
+double expected_cost_units(const model::SweepPoint& point)
+{
+  const auto precision = point.scenario.precision.value_or(point.workload().precision);
+  if (!tightest_memory(point.platform(), point.workload(), point.scenario, precision).memory.fits())
+    return 0;
+  return simulation_cost_units(point.scenario, point.workload());
+}
+
 } // namespace
 
 SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& points, const std::string& sweep_id,
@@ -70,10 +80,15 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
   SweepExecutionReport report;
   SignalScope signals;
   SweepWorkerPool pool(workers);
-  SweepProgress progress(points.size(), interactive_progress);
   std::map<std::int64_t, const model::SweepPoint*> by_index;
-  for (const auto* point : points)
+  std::map<std::int64_t, double> cost_of;
+  double total_cost = 0;
+  for (const auto* point : points) {
     by_index[point->index] = point;
+    total_cost += cost_of[point->index] = expected_cost_units(*point);
+  }
+  SweepProgress progress(points.size(), total_cost, interactive_progress);
+  double cost_done = 0;
 
   std::size_t next = 0;
   bool announced = false;
@@ -81,10 +96,15 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
     if (finished.killed_by_pool)
       return; // abandoned on request: not a failure, redone by --resume
     if (!finished.ok) {
+      cost_done += cost_of.at(finished.job);
       report.failed.push_back({finished.job, finished.payload});
       return;
     }
     results::RunToWrite run{results::decode_run_record(finished.payload), by_index.at(finished.job)->scenario_text};
+    if (run.record.outcome == results::Outcome::Infeasible)
+      progress.discount(cost_of.at(finished.job)); // a memory check, not a simulation: it cost nothing
+    else
+      cost_done += cost_of.at(finished.job);
     run.record.sweep_id = sweep_id;
     run.record.sweep_point = finished.job;
     (run.record.outcome == results::Outcome::Ok ? report.ok : report.infeasible) += 1;
@@ -119,10 +139,10 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
     for (const auto& finished : pool.wait(std::chrono::milliseconds(200)))
       handle(finished);
     writer.flush_if_due();
-    progress.update(report.finished + report.failed.size(), report.failed.size());
+    progress.update(report.finished + report.failed.size(), report.failed.size(), cost_done);
   }
   writer.flush();
-  progress.finish(report.finished + report.failed.size(), report.failed.size());
+  progress.finish(report.finished + report.failed.size(), report.failed.size(), cost_done);
   report.elapsed_s = progress.elapsed_s();
   return report;
 }

@@ -31,7 +31,10 @@ int main(int argc, char** argv)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message and has its own status per kind of error (105 for a missing --mlperf
+    // folder, 106 for a missing required option, ...): usage errors are bad input, status 2, as
+    // everywhere else; --help and --version stay 0.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const gpuscale::app::CommandExit& e) {
     std::fprintf(stderr, "gpuscale: %s\n", e.what());
     return e.status();

@@ -10,6 +10,7 @@
 #include "sim/config/RcpReader.hpp"
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/config/SweepReader.hpp"
+#include "sim/model/BenchmarkName.hpp"
 #include "sim/config/WorkloadReader.hpp"
 #include "sim/config/YamlFile.hpp"
 
@@ -103,7 +104,7 @@ Diagnostic log_problem(const std::string& path, const std::string& problem)
 std::string check_mlperf_log(const std::string& path, const std::string& text)
 {
   const auto first = parse_mlperf_log(text, path, "");
-  const auto benchmark = mlperf_benchmark_name(first.submission_benchmark);
+  const auto benchmark = model::benchmark_name(first.submission_benchmark);
   if (!benchmark)
     throw ConfigError({{path, 0, 0, "",
                         "MLPerf log of benchmark '" + first.submission_benchmark +

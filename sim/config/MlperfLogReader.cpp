@@ -195,16 +195,6 @@ std::optional<double> mlperf_epoch_samples(std::string_view benchmark)
   return std::nullopt;
 }
 
-std::optional<std::string> mlperf_benchmark_name(std::string_view mlperf_name)
-{
-  for (const char* known : {"bert", "llama2_70b_lora", "resnet", "retinanet", "stable_diffusion"})
-    if (mlperf_name == known)
-      return std::string(known);
-  if (mlperf_name == "ssd")
-    return std::string("retinanet");
-  return std::nullopt;
-}
-
 model::MlperfRun parse_mlperf_log(const std::string& text, const std::string& display_name, const std::string& benchmark)
 {
   LogParser parser(display_name, benchmark);

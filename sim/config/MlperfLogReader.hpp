@@ -16,10 +16,6 @@ namespace gpuscale::config {
 /// 1,281,167 images for resnet, OpenImages-MLPerf 1,170,301 for retinanet); nullopt for the others.
 std::optional<double> mlperf_epoch_samples(std::string_view benchmark);
 
-/// gpuscale's benchmark name for an MLPerf folder or submission_benchmark name (ssd -> retinanet);
-/// nullopt for benchmarks gpuscale has no workload for.
-std::optional<std::string> mlperf_benchmark_name(std::string_view mlperf_name);
-
 /// Parses `text` (the log of one run of `benchmark`, gpuscale's name) that came from `display_name`.
 ///
 /// Samples to converge follow mlperf_logging's rcp_checker: bert = epoch_num of the last

@@ -3,6 +3,7 @@
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
+#include "sim/model/BenchmarkName.hpp"
 #include "sim/model/MlperfScore.hpp"
 
 #include <algorithm>
@@ -48,7 +49,7 @@ void read_system_results(const fs::path& system_dir, const fs::path& system_json
     out.problems.push_back(std::string(e.what()) + " (entries of this system skipped)");
   }
   for (const auto& dir : benchmark_dirs) {
-    const auto benchmark = mlperf_benchmark_name(dir.filename().string());
+    const auto benchmark = model::benchmark_name(dir.filename().string());
     if (!benchmark) {
       ++out.skipped_benchmark_folders;
       continue;

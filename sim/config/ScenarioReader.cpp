@@ -218,6 +218,23 @@ YAML::Node locate(const YAML::Node& node, const std::string& field)
   return locate(next, rest);
 }
 
+/// A conflict of the resolution, located at the scenario key it concerns; a precision the scenario
+/// leaves to the workload is pointed at in the workload file.
+void report_conflict(const model::ScenarioConflict& conflict, MappingReader& scenario, const model::Scenario& s,
+                     Diagnostics& diagnostics)
+{
+  if (conflict.field == "precision" && !scenario.has("precision")) {
+    if (auto root = load_yaml_file(s.workload_path, diagnostics)) {
+      const YAML::Node& document = *root;
+      report(diagnostics, s.workload_path, document["workload"]["precision"], "/workload/precision",
+             conflict.message + " (the workload's precision; or set scenario: precision:)");
+    }
+    return;
+  }
+  report(diagnostics, scenario.file(), locate(scenario.node(), conflict.field), "/scenario/" + conflict.field,
+         conflict.message);
+}
+
 } // namespace
 
 model::ResolvedScenario read_scenario(const std::string& path)
@@ -263,7 +280,7 @@ ScenarioReading read_scenario_point(const YAML::Node& scenario_node, const std::
     read_training_tables(scenario, files, reading, inputs, resolution_inputs, diagnostics);
     reading.resolution = model::resolve_scenario(reading.scenario, resolution_inputs);
     for (const auto& conflict : reading.resolution.conflicts)
-      report(diagnostics, path, locate(scenario_node, conflict.field), "/scenario/" + conflict.field, conflict.message);
+      report_conflict(conflict, scenario, reading.scenario, diagnostics);
   }
   scenario.finish();
   return reading;

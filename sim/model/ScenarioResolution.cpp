@@ -82,6 +82,16 @@ void check_precision(const Scenario& s, const Platform& platform, const Workload
       conflicts.add(Kind::Layout, "precision",
                     "accelerator '" + name + "' has no peak rate for " + to_string(precision),
                     {"precision", "platform", "workload"});
+    // fp16 and bf16 stand in for each other at the same throughput, but fp8 needs FP8 tensor cores
+    // (Hopper's Transformer Engine and later): on older parts it would silently be a bf16 run.
+    if (used && precision == Precision::Fp8 && gpu.peak_flop_per_s.count(Precision::Fp8) == 0) {
+      std::string formats;
+      for (const auto& [format, peak] : gpu.peak_flop_per_s)
+        formats += (formats.empty() ? "" : ", ") + to_string(format);
+      conflicts.add(Kind::Layout, "precision",
+                    "accelerator '" + name + "' has no FP8 units (it has " + formats + "): set a precision it has",
+                    {"precision", "platform", "workload"});
+    }
   }
 }
 

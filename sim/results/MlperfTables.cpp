@@ -86,6 +86,22 @@ std::vector<MlperfScoreRow> read_mlperf_scores(const std::string& path)
   return unpack_table(read_table(path, "mlperf_scores", table_layout(score_columns())), score_columns());
 }
 
+std::vector<std::string> mlperf_run_column_names()
+{
+  std::vector<std::string> names;
+  for (const auto& c : run_columns())
+    names.emplace_back(c.name);
+  return names;
+}
+
+std::vector<std::string> mlperf_score_column_names()
+{
+  std::vector<std::string> names;
+  for (const auto& c : score_columns())
+    names.emplace_back(c.name);
+  return names;
+}
+
 bool has_mlperf_scores(const std::string& path)
 {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

@@ -60,6 +60,10 @@ void write_mlperf_tables(const std::string& path, const std::vector<MlperfRunRow
 
 std::vector<MlperfRunRow> read_mlperf_runs(const std::string& path);
 std::vector<MlperfScoreRow> read_mlperf_scores(const std::string& path);
+/// The column names of /mlperf_runs and /mlperf_scores, in column order (docs/RESULTS.md documents them).
+std::vector<std::string> mlperf_run_column_names();
+std::vector<std::string> mlperf_score_column_names();
+
 /// True when `path` is an HDF5 file with a /mlperf_scores table (false for other or unreadable files).
 bool has_mlperf_scores(const std::string& path);
 

@@ -115,6 +115,17 @@ const std::vector<Column>& columns()
       real_column("host_utilisation", &RunRecord::host_utilisation),
       real_column("host_max_samples_per_s", &RunRecord::host_max_samples_per_s),
       text_column("executor", &RunRecord::executor, 16),
+      int_column("tp", &RunRecord::tp),
+      int_column("cp", &RunRecord::cp),
+      int_column("sequence_parallel", &RunRecord::sequence_parallel),
+      real_column("bucket_bytes", &RunRecord::bucket_bytes),
+      real_column("zero3_prefetch_params", &RunRecord::zero3_prefetch_params),
+      text_column("input_pipeline", &RunRecord::input_pipeline, 48),
+      text_column("batch_per_rank", &RunRecord::batch_per_rank, 512),
+      text_column("platform_sha256", &RunRecord::platform_sha256, 72),
+      text_column("workload_sha256", &RunRecord::workload_sha256, 72),
+      text_column("gpuscale_version", &RunRecord::gpuscale_version, 64),
+      text_column("convergence_sha256", &RunRecord::convergence_sha256, 72),
   };
   return table;
 }
@@ -431,6 +442,14 @@ std::string encode_run_record(const RunRecord& record)
   std::string bytes(layout().row_bytes, '\0');
   encode(record, bytes.data());
   return bytes;
+}
+
+std::vector<std::string> run_column_names()
+{
+  std::vector<std::string> names;
+  for (const auto& c : columns())
+    names.emplace_back(c.name);
+  return names;
 }
 
 RunRecord decode_run_record(const std::string& bytes)

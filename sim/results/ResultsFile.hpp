@@ -16,7 +16,11 @@
 
 namespace gpuscale::results {
 
-inline constexpr int kSchemaVersion = 3; // 2: memory_efficiency and step_overhead_s columns; 3: convergence intervals
+// 2: memory_efficiency and step_overhead_s columns; 3: tp, cp, sequence_parallel, bucket_bytes,
+// zero3_prefetch_params, input_pipeline, batch_per_rank, platform_sha256, workload_sha256, gpuscale_version,
+// convergence_sha256, executor, and the convergence intervals (samples_to_converge_low/high,
+// time_to_train_low/high_min)
+inline constexpr int kSchemaVersion = 3;
 
 /// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).
 class ResultsFileError : public std::runtime_error {
@@ -43,6 +47,9 @@ std::string read_scenario_text(const std::string& path, std::int64_t run_id);
 /// A record as the bytes of one /runs row (the column table's fixed layout; strings truncated to
 /// their column width as in the file), for passing records between processes and journals.
 std::string encode_run_record(const RunRecord& record);
+
+/// The /runs column names, in column order (what docs/RESULTS.md must document).
+std::vector<std::string> run_column_names();
 
 /// Inverse of encode_run_record. Throws ResultsFileError if `bytes` is not one row of this layout.
 RunRecord decode_run_record(const std::string& bytes);

@@ -82,6 +82,19 @@ struct RunRecord {
   double host_max_samples_per_s = 0;   ///< per GPU, what the host CPUs can prepare
   std::string executor;                ///< what executed the step: simgrid | analytical
 
+  // Every other knob of the scenario, and what exactly ran (schema 3).
+  std::int64_t tp = 1;                 ///< Megatron tensor-parallel degree
+  std::int64_t cp = 1;                 ///< context-parallel degree (sequence split across ranks)
+  std::int64_t sequence_parallel = 0;  ///< 1: TP all-reduces replaced by reduce-scatter + all-gather
+  double bucket_bytes = 0;             ///< gradient all-reduce / reduce-scatter bucket size
+  double zero3_prefetch_params = 0;    ///< ZeRO-3 parameter all-gather group size, in parameters
+  std::string input_pipeline;          ///< host data pipeline modelled; "" when the host side is not
+  std::string batch_per_rank;          ///< uneven allocation "mb x accum" per rank; "" when uniform
+  std::string platform_sha256;         ///< SHA-256 of the platform file's contents
+  std::string workload_sha256;         ///< SHA-256 of the workload file's contents
+  std::string gpuscale_version;        ///< project version (and git describe) of the binary that ran
+  std::string convergence_sha256;      ///< SHA-256 of the convergence table used; "" without one
+
   bool operator==(const RunRecord&) const = default;
 };
 

@@ -67,3 +67,33 @@ TEST_CASE("analysis report tables match the golden file (numbers within 0.2%)", 
     CHECK(same_line(expected[i], actual[i]));
   }
 }
+
+TEST_CASE("analysis::format_ranking_text keeps its columns aligned with long configuration labels", "[analysis][golden]")
+{
+  // Two ZeRO stages of one workload on a platform with a long name: labels of 60+ characters.
+  std::vector<gpuscale::results::RunRecord> runs;
+  const std::string platform = "dgx-h100-512node-fattree-2to1-oversubscribed";
+  for (int gpus : {8, 16})
+    for (int stage : {1, 3}) {
+      auto r = gpuscale::testing::usl_run("alpha", platform, gpus, 36000 * (1 + 0.1 * stage), 0.01, 0.0002, 2.0, 700,
+                                          989e12, 14);
+      r.zero_stage = stage;
+      runs.push_back(r);
+    }
+  const auto analysis = gpuscale::analysis::analyse_frontier(runs, gpuscale::analysis::FrontierOptions{});
+  // Every figure starts in the same column on every row: the label column is as wide as the longest label.
+  const std::string expected =
+      "TOPSIS ranking, alpha\n"
+      "  rank  configuration                                                     time   GPU-hours  cost (USD) efficiency closeness\n"
+      "     1  dgx-h100-512node-fattree-2to1-oversubscribed x16 (ZeRO-1)    49.42 min       13.18       26.36     0.9025     0.896\n"
+      "     2  dgx-h100-512node-fattree-2to1-oversubscribed x16 (ZeRO-3)     58.4 min       15.57       31.15     0.9025    0.7242\n"
+      "     3  dgx-h100-512node-fattree-2to1-oversubscribed x8 (ZeRO-1)      89.2 min       11.89       23.79          1    0.3605\n"
+      "     4  dgx-h100-512node-fattree-2to1-oversubscribed x8 (ZeRO-3)     105.4 min       14.06       28.11          1    0.1151\n";
+  const auto expected_lines = lines_of(expected);
+  const auto actual_lines = lines_of(gpuscale::analysis::format_ranking_text(analysis, 10));
+  REQUIRE(actual_lines.size() == expected_lines.size());
+  for (std::size_t i = 0; i < expected_lines.size(); ++i) {
+    INFO("line " << i + 1 << "\nexpected: " << expected_lines[i] << "\nactual:   " << actual_lines[i]);
+    CHECK(same_line(expected_lines[i], actual_lines[i]));
+  }
+}

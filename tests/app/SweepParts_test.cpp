@@ -138,10 +138,32 @@ TEST_CASE("app::SweepResultsWriter appends in batches and empties the journal af
   fs::remove_all(dir);
 }
 
-TEST_CASE("app::SweepProgress shows done/total, rate and ETA", "[app][sweep]")
+TEST_CASE("app::SweepProgress shows done/total, rate and an ETA from the cost done", "[app][sweep]")
 {
-  CHECK(app::SweepProgress::format_line(25, 100, 0, 5.0) ==
+  CHECK(app::SweepProgress::format_line(25, 100, 0, 5.0, 0.25) ==
         "[######..................]  25/100  25%  5.0 sim/s  elapsed 0:00:05  ETA 0:00:15");
-  CHECK(app::SweepProgress::format_line(100, 100, 2, 20.0) ==
+  // Half the points but a tenth of the cost in 5 s: 45 s to go, not 5.
+  CHECK(app::SweepProgress::format_line(50, 100, 0, 5.0, 0.1) ==
+        "[############............]  50/100  50%  10.0 sim/s  elapsed 0:00:05  ETA 0:00:45");
+  CHECK(app::SweepProgress::format_line(0, 100, 0, 1.0, 0.0) ==
+        "[........................]   0/100   0%  0.0 sim/s  elapsed 0:00:01  ETA ?");
+  CHECK(app::SweepProgress::format_line(100, 100, 2, 20.0, 1.0) ==
         "[########################] 100/100 100%  5.0 sim/s  elapsed 0:00:20  ETA done  failed 2");
+}
+
+TEST_CASE("app::simulation_cost_units is GPUs x layers x micro-batches per step", "[app][sweep]")
+{
+  model::WorkloadTrace workload;
+  workload.layers.resize(24);
+  model::Scenario s;
+  s.gpus = 16;
+  s.global_batch_size = 512;
+  s.micro_batch_size = 8;
+  CHECK(app::simulation_cost_units(s, workload) == 16.0 * 24 * 4); // 512 / (8 x 16) = 4 micro-batches
+  s.tensor_parallel = 4; // 4 replicas: 16 micro-batches each, on the same 16 GPU actors
+  CHECK(app::simulation_cost_units(s, workload) == 16.0 * 24 * 16);
+  s.tensor_parallel = 1;
+  s.batch_per_rank.assign(16, {4, 8}); // uneven: the slowest rank's micro-batch count sets the step
+  s.batch_per_rank[3] = {2, 16};
+  CHECK(app::simulation_cost_units(s, workload) == 16.0 * 24 * 16);
 }

@@ -55,7 +55,61 @@ with tempfile.TemporaryDirectory() as tmp:
     text = open(xml).read() if os.path.exists(xml) else ""
     check(text.count("<host ") == 32, "32 GPU hosts exported")
     check(text.count("<route ") == 32 * 31, "a route per ordered GPU pair")
-    check(run("frobnicate").returncode != 0, "unknown subcommand fails")
+    check(run("frobnicate").returncode == 2, "unknown subcommand is a usage error: exit 2")
+
+    # One exit-code convention: usage errors and missing data are bad input (2), as CLI11's own are.
+    missing = os.path.join(tmp, "no-such-folder")
+    for command in (("validate", "--mlperf", missing), ("calibrate", "--mlperf", missing, "-o", os.path.join(tmp, "c.yaml")),
+                    ("validate",), ("run",), ("sweep", "--jobs", "two")):
+        failed = run(*command)
+        check(failed.returncode == 2, "%s exits 2, got %d: %s" % (" ".join(command), failed.returncode, failed.stderr))
+    check(run("validate", "--mlperf", missing).stderr.startswith("--mlperf: Directory does not exist: " + missing),
+          "the missing folder is named")
+    check(not os.path.exists(os.path.join(tmp, "c.yaml")), "nothing written")
+    helped = run("sweep", "--help")
+    check(helped.returncode == 0 and "-o,--output TEXT REQUIRED (unless --dry-run)" in helped.stdout, helped.stdout)
+    check(run("--version").returncode == 0, "--version exits 0")
+
+    # fp8 on an accelerator without FP8 units is refused where the precision was set, not run as bf16.
+    fp8 = os.path.join(tmp, "fp8.yaml")
+    with open(fp8, "w") as f:
+        f.write("scenario:\n  name: fp8-a100\n  platform: %s\n  workload: %s\n  gpus: 8\n  global_batch_size: 64\n"
+                "  micro_batch_size: 8\n  precision: fp8\n"
+                % (os.path.join(source_dir, "platforms", "dgx-a100-1node.yaml"),
+                   os.path.join(source_dir, "workloads", "bert-large.yaml")))
+    refused = run("run", fp8, "-o", os.path.join(tmp, "fp8.h5"))
+    check(refused.returncode == 2 and refused.stderr.startswith(
+        fp8 + ":8:14: error: /scenario/precision: accelerator 'a100-sxm4-80gb' has no FP8 units (it has fp32, tf32, "
+        "fp16, bf16): set a precision it has\n"), refused.stderr)
+    fp8_workload = os.path.join(tmp, "bert-fp8.yaml")
+    with open(os.path.join(source_dir, "workloads", "bert-large.yaml")) as f:
+        trace = f.read()
+    with open(fp8_workload, "w") as f:
+        f.write(trace.replace("  precision: fp16\n", "  precision: fp8\n", 1))
+    with open(fp8, "w") as f:
+        f.write("scenario:\n  name: fp8-a100\n  platform: %s\n  workload: %s\n  gpus: 8\n  global_batch_size: 64\n"
+                "  micro_batch_size: 8\n" % (os.path.join(source_dir, "platforms", "dgx-a100-1node.yaml"), fp8_workload))
+    refused = run("run", fp8, "-o", os.path.join(tmp, "fp8.h5"))
+    check(refused.returncode == 2 and fp8_workload + ":13:14: error: /workload/precision: accelerator 'a100-sxm4-80gb' "
+          "has no FP8 units" in refused.stderr, refused.stderr)
+    check(not os.path.exists(os.path.join(tmp, "fp8.h5")), "nothing written for an fp8 request on an A100")
+
+    # The setup line counts replicas, not GPUs, under tensor parallelism (8 GPUs = 2 replicas x tp 4).
+    llama = run("run", os.path.join(source_dir, "scenarios", "mlperf", "llama2-70b-lora-dgx-h100-8gpu.yaml"))
+    check("setup      ZeRO-0, fp8, global batch 8 = micro-batch 1 x 2 replica(s) x 4 accumulation step(s); 8 GPUs = "
+          "2 replica(s) x tp 4 x cp 1, sequence parallel, activation checkpointing, collective nvls (auto)\n"
+          in llama.stdout, llama.stdout)
+
+    # A benchmark can be named as the workload files name it or as MLPerf does.
+    system = os.path.join(source_dir, "tests", "data", "mlperf", "hand_built_mi300x_8.json")
+    by_mlperf_name = run("predict", "--system", system, "--benchmark", "bert")
+    by_workload_name = run("predict", "--system", system, "--benchmark", "bert-large")
+    check(by_workload_name.returncode == 0 and by_workload_name.stdout == by_mlperf_name.stdout,
+          "predict --benchmark bert-large is bert: " + by_workload_name.stderr)
+    unknown = run("predict", "--system", system, "--benchmark", "gpt3")
+    check(unknown.returncode == 2 and "unknown benchmark 'gpt3' (known: bert (bert-large), llama2_70b_lora "
+          "(llama2-70b-lora), resnet (resnet50), retinanet, stable_diffusion (stable-diffusion))" in unknown.stderr,
+          unknown.stderr)
 
     # The efficiency analysis reads published MLPerf results (an import file) as it reads sweeps.
     imported = os.path.join(tmp, "mlperf.h5")

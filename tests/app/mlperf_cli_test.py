@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """gpuscale mlperf import / predict / validate as a user meets them: exit codes, located errors, the
-HDF5 tables pandas reads, predict's JSON on hand-built system descriptions. The calibration-accuracy
-check needs the real MLPerf data ($GPUSCALE_MLPERF_DIR, default ../shared/mlperf): skipped without
-it unless GPUSCALE_REQUIRE_MLPERF=1. Usage: mlperf_cli_test.py BUILD_DIR SOURCE_DIR"""
+HDF5 tables pandas reads, predict's JSON on hand-built system descriptions (no MLPerf data needed; the
+calibration-accuracy check on the real data is calibration_accuracy_test.py).
+Usage: mlperf_cli_test.py BUILD_DIR SOURCE_DIR"""
 
 import json
 import os
@@ -20,11 +20,6 @@ from check_tally import Tally  # noqa: E402
 
 tally = Tally()
 check = tally.check
-
-# The committed calibration must stay at least this good on its in-scope results (docs/CALIBRATION.md):
-# leave-one-system-out median absolute percentage error over the results on <= 8 accelerators.
-MAX_LOSO_MEDIAN_APE_PCT = 6.0
-
 
 def run(*args):
     return subprocess.run([gpuscale, *args], capture_output=True, text=True)
@@ -73,18 +68,5 @@ with tempfile.TemporaryDirectory() as tmp:
     check(failure.returncode == 2 and "global batch 7 does not divide over 8 GPUs" in failure.stderr, failure.stderr)
     failure = run("predict", "--system", os.path.join(data, "hand_built_mi300x_8.json"), "--benchmark", "gpt3")
     check(failure.returncode == 2 and "unknown benchmark 'gpt3'" in failure.stderr, failure.stderr)
-
-mlperf = os.environ.get("GPUSCALE_MLPERF_DIR", os.path.join(source_dir, "..", "shared", "mlperf"))
-if os.path.exists(os.path.join(mlperf, "scores_calibration.csv")):
-    validated = run("validate", "--mlperf", mlperf, "--max-accelerators", "8", "-j", "2",
-                    "--max-median-ape", str(MAX_LOSO_MEDIAN_APE_PCT))
-    check(validated.returncode == 0, "the committed calibration's leave-one-system-out median APE on <= 8 accelerators "
-          "stays within %.1f %%: %s" % (MAX_LOSO_MEDIAN_APE_PCT, validated.stderr[-500:]))
-    summary = [line for line in validated.stdout.splitlines() if line.strip().startswith("all ")]
-    print("\n".join(summary))
-elif os.environ.get("GPUSCALE_REQUIRE_MLPERF") == "1":
-    check(False, "MLPerf data required but missing at " + mlperf)
-else:
-    print("WARN: skipping the calibration-accuracy check: no MLPerf data at " + mlperf)
 
 tally.finish()

@@ -1,6 +1,7 @@
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/ConvergenceWriter.hpp"
+#include "tests/support/TestSkip.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -180,8 +181,8 @@ TEST_CASE("config::regenerate_convergence from the MLPerf RCP files equals the c
     if (require && std::string(require) == "1")
       FAIL("MLPerf RCP files not found at " << (mlperf / "rcps").string()
                                             << " (GPUSCALE_REQUIRE_MLPERF=1; set GPUSCALE_MLPERF_DIR)");
-    WARN("skipped: MLPerf RCP files not found at " << (mlperf / "rcps").string()
-                                                   << "; set GPUSCALE_MLPERF_DIR to check the committed tables");
+    gpuscale::test::skip_test("MLPerf RCP files not found at " + (mlperf / "rcps").string() +
+                    "; set GPUSCALE_MLPERF_DIR to check the committed tables");
     return;
   }
   for (const auto& benchmark : kBenchmarks) {

@@ -1,10 +1,13 @@
+#include "sim/results/MlperfTables.hpp"
 #include "sim/results/ResultsFile.hpp"
 
 #include <catch2/catch.hpp>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <unistd.h>
 
@@ -162,4 +165,58 @@ TEST_CASE("results::read_runs and append_runs say why a /runs table is not their
   }
   for (const auto& entry : fs::directory_iterator(dir))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+namespace {
+
+/// The column names docs/RESULTS.md documents, by "## " section: the first cell, in backquotes, of
+/// every table row.
+std::map<std::string, std::vector<std::string>> documented_columns(const fs::path& doc)
+{
+  std::ifstream in(doc);
+  REQUIRE(in);
+  std::map<std::string, std::vector<std::string>> names;
+  std::string section;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0)
+      section = line.substr(3);
+    if (line.rfind("| `", 0) != 0)
+      continue;
+    const auto end = line.find('`', 3);
+    if (end != std::string::npos)
+      names[section].push_back(line.substr(3, end - 3));
+  }
+  return names;
+}
+
+} // namespace
+
+TEST_CASE("results: docs/RESULTS.md documents every column of every table once and no column that is not written",
+          "[results]")
+{
+  const auto documented = documented_columns(fs::path(GPUSCALE_SOURCE_DIR) / "docs" / "RESULTS.md");
+  const std::map<std::string, std::vector<std::string>> written{
+      {"/runs columns", results::run_column_names()},
+      {"/mlperf_runs columns", results::mlperf_run_column_names()},
+      {"/mlperf_scores columns", results::mlperf_score_column_names()}};
+  CHECK(documented.size() == written.size());
+  for (const auto& [section, columns] : written) {
+    INFO("section: ## " << section);
+    REQUIRE(documented.count(section) == 1);
+    const auto& listed = documented.at(section);
+    std::vector<std::string> undocumented, not_written, twice;
+    for (const auto& name : columns)
+      if (std::count(listed.begin(), listed.end(), name) == 0)
+        undocumented.push_back(name);
+    for (const auto& name : listed) {
+      if (std::find(columns.begin(), columns.end(), name) == columns.end())
+        not_written.push_back(name);
+      if (std::count(listed.begin(), listed.end(), name) > 1 && std::find(twice.begin(), twice.end(), name) == twice.end())
+        twice.push_back(name);
+    }
+    CHECK(undocumented == std::vector<std::string>{});
+    CHECK(not_written == std::vector<std::string>{});
+    CHECK(twice == std::vector<std::string>{});
+    CHECK(listed.size() == columns.size());
+  }
 }

@@ -3,6 +3,7 @@
 python3-pandas, python3-tables), with the documented columns and attributes.
 Usage: python_readers_test.py BUILD_DIR SOURCE_DIR"""
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -38,9 +39,20 @@ with tempfile.TemporaryDirectory() as tmp:
         assert ((frame[column] > 0) & (frame[column] <= 3)).all(), column
     overhead = frame["step_overhead_s"]
     assert ((overhead >= 0) & (overhead < frame["iter_time_s"])).all(), overhead
+    # What ran, by content and version, and the layout knobs (default.yaml: no tp/cp, uniform batch).
+    with open(os.path.join(source_dir, "platforms", "dgx-a100-1node.yaml"), "rb") as platform:
+        assert frame["platform_sha256"].iloc[0] == hashlib.sha256(platform.read()).hexdigest(), frame["platform_sha256"]
+    assert frame["workload_sha256"].str.fullmatch("[0-9a-f]{64}").all(), frame["workload_sha256"]
+    with open(os.path.join(source_dir, "workloads", "convergence", "resnet.yaml"), "rb") as table:
+        assert frame["convergence_sha256"].iloc[0] == hashlib.sha256(table.read()).hexdigest(), frame["convergence_sha256"]
+    assert frame["gpuscale_version"].str.match(r"\d+\.\d+\.\d+").all(), frame["gpuscale_version"]
+    assert list(frame["tp"]) == [1, 1] and list(frame["cp"]) == [1, 1] and list(frame["sequence_parallel"]) == [0, 0]
+    assert (frame["bucket_bytes"] > 0).all() and (frame["zero3_prefetch_params"] > 0).all()
+    assert (frame["batch_per_rank"] == "").all()
     with h5py.File(path, "r") as f:
         runs = f["runs"]
         assert int(runs.attrs["schema_version"]) == 3
+        assert runs["gpuscale_version"][0].decode() == frame["gpuscale_version"].iloc[0]
         assert runs.attrs["gpuscale_version"]
         text = f["scenarios/run_1"][()]
         text = text.decode() if isinstance(text, bytes) else text
@@ -50,4 +62,11 @@ with tempfile.TemporaryDirectory() as tmp:
         assert "network/model:CM02" in config and "network/crosstraffic:0" in config, config
         outcome = runs["outcome"][0]
         assert outcome in (b"ok", "ok"), outcome
-print("2 passed, 0 failed")
+    # A Llama scenario with tensor and sequence parallelism records its layout.
+    llama = os.path.join(tmp, "llama.h5")
+    subprocess.run([os.path.join(build_dir, "gpuscale"), "run",
+                    os.path.join(source_dir, "scenarios", "mlperf", "llama2-70b-lora-dgx-h100-8gpu.yaml"), "-o", llama],
+                   check=True, stdout=subprocess.DEVNULL)
+    row = pd.read_hdf(llama, "runs").iloc[0]
+    assert (row["tp"], row["cp"], row["sequence_parallel"], row["precision"]) == (4, 1, 1, "fp8"), row
+print("3 passed, 0 failed")

@@ -1,7 +1,9 @@
 #pragma once
 /// Where the real MLPerf data is for tests that need it: $GPUSCALE_MLPERF_DIR, else ../shared/mlperf
-/// next to the repository. Absent: the test is skipped with a message, unless
-/// GPUSCALE_REQUIRE_MLPERF=1 (CI), where it fails.
+/// next to the repository. Absent: the test is skipped (CTest shows it as skipped, with the reason),
+/// unless GPUSCALE_REQUIRE_MLPERF=1 (CI), where it fails.
+
+#include "tests/support/TestSkip.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -21,7 +23,7 @@ inline std::optional<std::string> mlperf_dir()
   const char* required = std::getenv("GPUSCALE_REQUIRE_MLPERF");
   if (required != nullptr && std::string(required) == "1")
     FAIL("MLPerf data required (GPUSCALE_REQUIRE_MLPERF=1) but not found at " + dir);
-  WARN("SKIPPED: no MLPerf data at " + dir + " (set GPUSCALE_MLPERF_DIR)");
+  skip_test("no MLPerf data at " + dir + " (set GPUSCALE_MLPERF_DIR)");
   return std::nullopt;
 }
 
