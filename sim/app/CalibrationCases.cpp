@@ -104,7 +104,8 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
     }
     try {
       const auto& d = entry.description;
-      const std::string family = config::find_catalog_accelerator(builder.catalog(), d.accelerator_model_name);
+      const std::string family = config::find_catalog_accelerator(builder.catalog(), d.accelerator_model_name,
+                                                                     d.accelerator_memory_capacity);
       const std::string generation =
           family.empty() ? std::string() : builder.catalog().gpu_types.at(family).generation;
       MlperfScenario scenario = builder.build(d, entry.benchmark, entry.global_batch_size, {});

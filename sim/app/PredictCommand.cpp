@@ -1,3 +1,4 @@
+#include "sim/app/CatalogOption.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/MlperfScenarioBuilder.hpp"
@@ -138,6 +139,7 @@ void add_predict_command(CLI::App& app)
   command->add_option("--calibration", options->calibration_path, "Calibration file (default: the embedded one)")
       ->check(CLI::ExistingFile);
   command->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  add_catalog_option(*command);
   command->callback([options] { run_predict(*options); });
 }
 

@@ -1,3 +1,4 @@
+#include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/RunSummary.hpp"
 #include "sim/app/ScenarioRunner.hpp"
@@ -44,6 +45,7 @@ void add_run_command(CLI::App& app)
   CLI::App* command = app.add_subcommand("run", "Simulate one training step of a scenario and print its summary");
   command->add_option("scenario", options->scenario_path, "Scenario YAML file")->required();
   command->add_option("-o,--output", options->output_path, "HDF5 results file to append one row to");
+  add_catalog_option(*command);
   command->callback([options] { run(*options); });
 }
 
