@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
+#include <utility>
 
 namespace gpuscale::app {
 namespace {
@@ -82,20 +84,37 @@ void run_predict(const PredictOptions& options)
   const auto& r = outcome.record;
   if (r.outcome != results::Outcome::Ok)
     throw CommandExit(1, "cannot predict: " + r.infeasible_reason);
+  const bool generation_calibrated =
+      built.generation == model::kReferenceGeneration || calibration.generation.contains(built.generation);
+  const auto regimes = model::regimes_for(calibration.intervals, generation_calibrated, built.mapping.gpu_type,
+                                          *benchmark, system.accelerators_total());
+  const std::string regime = model::to_string(regimes.front());
+  if (regimes.size() > 1)
+    notes.push_back(fmt::format("{} accelerators is beyond the calibrated scale of {} ({}): the interval is the "
+                                "wider of {} and beyond_calibrated_scale",
+                                system.accelerators_total(), *benchmark,
+                                calibration.intervals.calibrated_accelerators.at(*benchmark), regime));
+  const auto interval = model::interval_minutes(calibration.intervals, regimes, r.time_to_train_min);
+  if (!interval)
+    notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   const auto& s = built.resolved.scenario;
   const auto& e = s.efficiency;
   if (options.format == "json") {
     std::string notes_json;
     for (const auto& n : notes)
       notes_json += (notes_json.empty() ? "" : ", ") + json_string(n);
+    const std::string interval_json =
+        interval ? fmt::format("[{:.6g}, {:.6g}]", interval->first, interval->second) : std::string("null");
     fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
+               "  \"interval_minutes\": {},\n  \"interval_level\": {},\n  \"regime\": {},\n"
                "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
                "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
                "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
                "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
                "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
                "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
-               json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, r.effective_iter_time_s,
+               json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, interval_json,
+               model::kIntervalLevel, json_string(regime), r.effective_iter_time_s,
                static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
                json_string(gbs_source), s.gpus, r.nodes, json_string(built.mapping.gpu_type),
                json_string(built.mapping.node_type), json_string(built.fabric_class), s.tensor_parallel,
@@ -114,9 +133,14 @@ void run_predict(const PredictOptions& options)
              e.compute, e.memory, e.network, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
-  fmt::print("predicted  {:.2f} min time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "
+  const std::string interval_text =
+      interval ? fmt::format(" ({:.0f} %: {:.1f}\u2013{:.1f})", model::kIntervalLevel * 100, interval->first, interval->second)
+               : std::string();
+  fmt::print("predicted  {:.1f} min{} time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "
              "{:.4g} samples to converge\n",
-             r.time_to_train_min, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min, r.samples_to_converge);
+             r.time_to_train_min, interval_text, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min,
+             r.samples_to_converge);
+  fmt::print("regime     {} (interval from the left-out errors of that validation mode, docs/CALIBRATION.md)\n", regime);
   for (const auto& n : notes)
     fmt::print("note       {}\n", n);
 }

@@ -56,6 +56,13 @@ check(predicted.returncode == 0, predicted.stderr)
 if predicted.returncode == 0:
     result = json.loads(predicted.stdout)
     check(result["accelerator"] == "acme-x1-96gb" and result["node_type"] == "acme-x1-8", str(result))
+    # Every prediction carries its 80 % interval and the validation mode it comes from.
+    low, high = result["interval_minutes"]
+    check(low < result["predicted_minutes"] < high and result["interval_level"] == 0.8, str(result))
+    check(result["regime"] == "uncalibrated_generation", "a generation without MLPerf results: " + result["regime"])
+text = run("predict", "--catalog", user, "--system", system, "--benchmark", "bert")
+check(re.search(r"^predicted  [0-9.]+ min \(80 %: [0-9.]+\u2013[0-9.]+\) time to train", text.stdout, re.MULTILINE)
+      is not None and "regime     uncalibrated_generation" in text.stdout, text.stdout + text.stderr)
 checked = run("check", "--catalog", user, system, acme)
 check(checked.returncode == 0 and "(catalog acme-x1-96gb)" in checked.stdout and "acme_x1_scenario.yaml: ok" in
       checked.stdout, checked.stdout + checked.stderr)
