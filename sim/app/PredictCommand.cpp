@@ -65,6 +65,7 @@ void run_predict(const PredictOptions& options)
     throw std::invalid_argument("unknown benchmark '" + options.benchmark +
                                 "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
   const model::MlperfSystem system = config::read_mlperf_system(options.system_path);
+  check_simulation_size(system.accelerators_total(), "system " + options.system_path);
   const model::Calibration calibration = options.calibration_path.empty()
                                              ? config::default_calibration()
                                              : config::read_calibration(options.calibration_path);

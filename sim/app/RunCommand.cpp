@@ -27,6 +27,7 @@ struct RunOptions {
 void run(const RunOptions& options)
 {
   const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
+  check_simulation_size(resolved.scenario.gpus, "scenario " + options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
   const ScenarioOutcome outcome = run_scenario(resolved, false);
