@@ -83,7 +83,8 @@ void run_calibrate(const CalibrateOptions& options)
   const auto lofo_minutes = analysis::leave_group_out(
       space, set.cases, [](const analysis::CalibrationCase& c) { return c.family; }, fit.x);
   calibration.intervals = analysis::interval_model(
-      analysis::validation_mode_residuals(space, set.cases, fit.x, loso_minutes, lofo_minutes), set.cases);
+      analysis::validation_mode_residuals(space, set.cases, fit.x, loso_minutes, lofo_minutes, calibration),
+      set.cases);
   write_calibration_file(options.output_path, calibration);
 
   fmt::print("\n{}", format_parameter_table(calibration));

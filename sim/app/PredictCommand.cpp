@@ -1,4 +1,6 @@
 #include "sim/app/CatalogOption.hpp"
+#include "analysis/PredictionIntervals.hpp"
+#include "sim/app/CalibrationCases.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/MlperfScenarioBuilder.hpp"
@@ -95,7 +97,13 @@ void run_predict(const PredictOptions& options)
                                 "wider of {} and beyond_calibrated_scale",
                                 system.accelerators_total(), *benchmark,
                                 calibration.intervals.calibrated_accelerators.at(*benchmark), regime));
-  const auto interval = model::interval_minutes(calibration.intervals, regimes, r.time_to_train_min);
+  // The request's own parameter uncertainty, through the surrogate of its simulated step.
+  analysis::CalibrationCase request = simulated_case(built, r);
+  request.benchmark = *benchmark;
+  request.fixed_minutes -= calibration.overhead_s_for(*benchmark) / 60.0; // the surrogate adds it itself
+  const double parameter_sd =
+      analysis::parameter_log_sd(analysis::ParameterSpace({request}), request, calibration);
+  const auto interval = model::interval_minutes(calibration.intervals, regimes, r.time_to_train_min, parameter_sd);
   if (!interval)
     notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   const auto& s = built.resolved.scenario;
@@ -108,6 +116,7 @@ void run_predict(const PredictOptions& options)
         interval ? fmt::format("[{:.6g}, {:.6g}]", interval->first, interval->second) : std::string("null");
     fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
                "  \"interval_minutes\": {},\n  \"interval_level\": {},\n  \"regime\": {},\n"
+               "  \"parameter_log_sd\": {:.4g},\n"
                "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
                "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
                "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
@@ -115,7 +124,7 @@ void run_predict(const PredictOptions& options)
                "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
                "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
                json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, interval_json,
-               model::kIntervalLevel, json_string(regime), r.effective_iter_time_s,
+               model::kIntervalLevel, json_string(regime), parameter_sd, r.effective_iter_time_s,
                static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
                json_string(gbs_source), s.gpus, r.nodes, json_string(built.mapping.gpu_type),
                json_string(built.mapping.node_type), json_string(built.fabric_class), s.tensor_parallel,
@@ -141,7 +150,9 @@ void run_predict(const PredictOptions& options)
              "{:.4g} samples to converge\n",
              r.time_to_train_min, interval_text, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min,
              r.samples_to_converge);
-  fmt::print("regime     {} (interval from the left-out errors of that validation mode, docs/CALIBRATION.md)\n", regime);
+  fmt::print("regime     {} (interval from the left-out errors of that validation mode, widened where the request's "
+             "parameter log-sd {:.3f} exceeds the mode's; docs/CALIBRATION.md)\n",
+             regime, parameter_sd);
   for (const auto& n : notes)
     fmt::print("note       {}\n", n);
 }

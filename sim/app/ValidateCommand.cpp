@@ -107,7 +107,7 @@ void run_validate(const ValidateOptions& options)
   fmt::print("  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "family", "n", "median %", "mean %", "p90 %");
   for (const auto& [name, apes] : by_family)
     print_summary_row(name, apes);
-  const auto modes = analysis::validation_mode_residuals(space, cases, fit.x, loso, lofo);
+  const auto modes = analysis::validation_mode_residuals(space, cases, fit.x, loso, lofo, reference);
   const model::IntervalModel intervals = analysis::interval_model(modes, cases);
   print_interval_coverage(intervals);
   if (!options.write_intervals_path.empty()) {

@@ -64,7 +64,8 @@ void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& 
   }
 }
 
-/// intervals: {families: [...], calibrated_accelerators: {benchmark: n}, modes: {mode: {low_log, high_log, results, coverage}}}
+/// intervals: {families: [...], calibrated_accelerators: {benchmark: n},
+///             modes: {mode: {low_log, high_log, results, coverage, parameter_log_sd}}}
 void read_intervals(MappingReader& parent, model::IntervalModel& out)
 {
   auto node = parent.child("intervals", Presence::Optional);
@@ -95,6 +96,7 @@ void read_intervals(MappingReader& parent, model::IntervalModel& out)
         q.high_log = m.number("high_log", -10, 10, Presence::Required).value_or(0);
         q.results = static_cast<int>(m.integer("results", 0, 1'000'000, Presence::Required).value_or(0));
         q.coverage = m.number("coverage", 0, 1, Presence::Optional).value_or(0);
+        q.parameter_log_sd = m.number("parameter_log_sd", 0, 10, Presence::Optional).value_or(0);
         if (q.low_log > q.high_log)
           m.error("high_log", "expected high_log >= low_log");
         m.finish();
@@ -198,7 +200,7 @@ std::string format_calibration(const model::Calibration& calibration)
     return out;
   out += "  # Prediction intervals: 10th/90th percentiles of log(actual / predicted) of left-out results per\n"
          "  # validation mode (sim/model/PredictionInterval.hpp); coverage: of 80 % intervals built without\n"
-         "  # the result's own system.\n"
+         "  # the result's own system; parameter_log_sd: median log-sd from the standard errors above.\n"
          "  intervals:\n    families: [";
   for (std::size_t i = 0; i < intervals.families.size(); ++i)
     out += (i == 0 ? "" : ", ") + intervals.families[i];
@@ -214,8 +216,8 @@ std::string format_calibration(const model::Calibration& calibration)
     if (it == intervals.modes.end())
       continue;
     const auto& q = it->second;
-    out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}}}\n", it->first,
-                       q.low_log, q.high_log, q.results, q.coverage);
+    out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}, parameter_log_sd: {:.5f}}}\n",
+                       it->first, q.low_log, q.high_log, q.results, q.coverage, q.parameter_log_sd);
   }
   return out;
 }

@@ -40,8 +40,18 @@ std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool g
   return regimes;
 }
 
-std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals, const std::vector<PredictionRegime>& regimes,
-                                           double predicted_minutes)
+std::pair<double, double> widened_log_bounds(double low_log, double high_log, double parameter_log_sd,
+                                             double typical_log_sd)
+{
+  const double excess = std::max(0.0, parameter_log_sd * parameter_log_sd - typical_log_sd * typical_log_sd);
+  const double half = (high_log - low_log) / 2.0;
+  const double widen = std::sqrt(half * half + kIntervalNormalQuantile * kIntervalNormalQuantile * excess) - half;
+  return {low_log - widen, high_log + widen};
+}
+
+std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals,
+                                                          const std::vector<PredictionRegime>& regimes,
+                                                          double predicted_minutes, double parameter_log_sd)
 {
   double low_log = HUGE_VAL;
   double high_log = -HUGE_VAL;
@@ -52,8 +62,9 @@ std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& i
       continue;
     const ResidualQuantiles& q = it->second;
     any = true;
-    low_log = std::min(low_log, q.low_log);
-    high_log = std::max(high_log, q.high_log);
+    const auto [low, high] = widened_log_bounds(q.low_log, q.high_log, parameter_log_sd, q.parameter_log_sd);
+    low_log = std::min(low_log, low);
+    high_log = std::max(high_log, high);
   }
   if (!any)
     return std::nullopt;

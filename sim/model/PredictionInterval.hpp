@@ -10,7 +10,12 @@
 ///   beyond_calibrated_scale           fit on <= kScaleSplitAccelerators accelerators, predict the larger results
 ///   later_round                       fit on the earlier rounds, predict the latest one
 /// The 80 % interval of a prediction t is [t exp(q10), t exp(q90)], q the 10th and 90th percentiles of
-/// its mode's residuals (linear interpolation between order statistics).
+/// its mode's residuals (linear interpolation between order statistics), widened where the request's
+/// own parameters are less certain than those of the mode's typical result: with s the log-sd of t that
+/// the calibration's standard errors give (delta method), s0 the median s over the mode's results,
+/// w = (q90 - q10) / 2 and z = 1.2816 (the normal's 90th percentile), each side moves out by
+/// sqrt(w^2 + z^2 max(0, s^2 - s0^2)) - w. The residuals already hold the typical parameter
+/// uncertainty; only the excess is added, so it is not counted twice.
 
 #include <map>
 #include <optional>
@@ -39,7 +44,15 @@ struct ResidualQuantiles {
   double high_log = 0; ///< 90th percentile
   int results = 0;     ///< left-out results in the mode
   double coverage = 0; ///< fraction of them inside intervals built without their own system's residuals
+  double parameter_log_sd = 0; ///< median over them of the log-sd the calibration's standard errors give
 };
+
+/// The normal quantile of the interval's upper bound (0.9): the scale of the parameter term.
+inline constexpr double kIntervalNormalQuantile = 1.2815515655446004;
+
+/// [low_log, high_log] widened by the excess of `parameter_log_sd` over `typical_log_sd` (rule above).
+std::pair<double, double> widened_log_bounds(double low_log, double high_log, double parameter_log_sd,
+                                             double typical_log_sd);
 
 /// What predict needs to choose a mode and size the interval (stored under `intervals:`).
 struct IntervalModel {
@@ -59,8 +72,10 @@ std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool g
 
 /// The interval of `predicted_minutes` under `regimes`: the union of their modes' intervals (so a
 /// request both of a new family and beyond the calibrated scale gets the wider bounds of either).
+/// `parameter_log_sd`: the request's log-sd from the calibration's standard errors (0: no widening).
 /// {low, high} minutes; nullopt when none of the modes has left-out results in `intervals`.
-std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals, const std::vector<PredictionRegime>& regimes,
-                                           double predicted_minutes);
+std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals,
+                                                          const std::vector<PredictionRegime>& regimes,
+                                                          double predicted_minutes, double parameter_log_sd = 0);
 
 } // namespace gpuscale::model

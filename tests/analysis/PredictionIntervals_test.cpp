@@ -106,3 +106,47 @@ TEST_CASE("the committed calibration carries an interval for every validation mo
     CHECK(q.high_log > 0);
   }
 }
+
+TEST_CASE("model::widened_log_bounds adds only the parameter uncertainty beyond the typical", "[model]")
+{
+  // Typical or less: unchanged.
+  const auto same = model::widened_log_bounds(-0.1, 0.3, 0.05, 0.05);
+  CHECK(same.first == Approx(-0.1));
+  CHECK(same.second == Approx(0.3));
+  CHECK(model::widened_log_bounds(-0.1, 0.3, 0.01, 0.05).second == Approx(0.3));
+  // Excess s^2 - s0^2 = 0.25^2 - 0.15^2 = 0.04: half-width 0.2 becomes sqrt(0.04 + z^2 0.04) on both sides.
+  const double z = model::kIntervalNormalQuantile;
+  const double widen = std::sqrt(0.04 + z * z * 0.04) - 0.2;
+  const auto wider = model::widened_log_bounds(-0.1, 0.3, 0.25, 0.15);
+  CHECK(wider.first == Approx(-0.1 - widen));
+  CHECK(wider.second == Approx(0.3 + widen));
+}
+
+TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's standard errors", "[analysis]")
+{
+  // A case whose time is all run overhead: minutes = fixed + overhead/60, so d log t / d overhead_min =
+  // 1 / t and the log-sd is sigma_min / t exactly.
+  analysis::CalibrationCase c;
+  c.benchmark = "bert";
+  c.generation = model::kReferenceGeneration;
+  c.fabric_class = "nvswitch";
+  c.system_key = "s";
+  c.work.peak_flop_per_s = 1e15; // 1e12 FLOP at peak x 0.5: a 2 ms step, all FLOP-bound
+  c.work.memory_bw_Bps = 1e12;
+  c.work.flop_bound_flop = 1e12;
+  c.reference = {0.5, 1.0, 1.0, 0.0};
+  c.prepare();
+  c.iteration_s = c.reference_busy_s;
+  c.minutes_per_step_s = 0.0; // no training time: minutes = fixed + overhead
+  c.fixed_minutes = 1.0;
+  model::Calibration calibration;
+  calibration.overhead_s["bert"] = {60.0, 30.0, 10, true, ""}; // 1 min +- 0.5 min
+  const analysis::ParameterSpace space({c});
+  const double t = space.predict_minutes(c, [&] {
+    auto x = space.start();
+    x[static_cast<std::size_t>(space.index_of("overhead.bert"))] = 1.0;
+    return x;
+  }());
+  CHECK(t == Approx(2.0));
+  CHECK(analysis::parameter_log_sd(space, c, calibration) == Approx(0.5 / 2.0).epsilon(1e-6));
+}
