@@ -7,8 +7,9 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
-build_dir, source_dir = sys.argv[1], sys.argv[2]
+build_dir, source_dir = sys.argv[1], os.path.abspath(sys.argv[2])
 gpuscale = os.path.join(build_dir, "gpuscale")
 sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
 from check_tally import Tally  # noqa: E402
@@ -66,6 +67,20 @@ check(re.search(r"^predicted  [0-9.]+ min \(80 %: [0-9.]+\u2013[0-9.]+\) time to
 checked = run("check", "--catalog", user, system, acme)
 check(checked.returncode == 0 and "(catalog acme-x1-96gb)" in checked.stdout and "acme_x1_scenario.yaml: ok" in
       checked.stdout, checked.stdout + checked.stderr)
+
+# sweep (its workers are forks of the process that read --catalog) and plan take it too.
+with tempfile.TemporaryDirectory() as tmp:
+    sweep = os.path.join(tmp, "sweep.yaml")
+    with open(sweep, "w") as f:
+        f.write("scenario:\n  name: acme-sweep\n  workload: %s\n  global_batch_size: 2048\n  micro_batch_size: 256\n"
+                "  zero_stage: 0\n  collective: ring\n  gpus: 8\nsweep:\n  platform: [%s]\n"
+                % (os.path.join(source_dir, "workloads", "resnet50.yaml"), os.path.join(data, "acme-x1-1node.yaml")))
+    failure = run("sweep", sweep, "-o", os.path.join(tmp, "a.h5"), "-j", "2")
+    check(failure.returncode == 2 and "unknown node type 'acme-x1-8'" in failure.stderr, failure.stderr)
+    swept = run("sweep", "--catalog", user, sweep, "-o", os.path.join(tmp, "b.h5"), "-j", "2")
+    check(swept.returncode == 0 and "1 ok" in swept.stdout, swept.stdout + swept.stderr)
+planned = run("plan", "--catalog", user, acme)
+check(planned.returncode == 0 and "acme-x1-96gb" in planned.stdout, planned.stdout + planned.stderr)
 
 # A bad user catalog is located in the user's file.
 bad = run("run", "--catalog", os.path.join(source_dir, "tests", "data", "catalog", "acme-x1-1node.yaml"), acme)
