@@ -8,9 +8,7 @@
 #include <numeric>
 
 namespace gpuscale::analysis {
-namespace {
-
-double quantile(const std::vector<double>& sorted, double q)
+double interpolated_quantile(const std::vector<double>& sorted, double q)
 {
   if (sorted.empty())
     return 0;
@@ -19,8 +17,6 @@ double quantile(const std::vector<double>& sorted, double q)
   const auto above = std::min(sorted.size() - 1, below + 1);
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
-
-} // namespace
 
 std::vector<double> leave_group_out(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
                                     const std::function<std::string(const CalibrationCase&)>& group_of,
@@ -78,8 +74,8 @@ ErrorSummary summarise_errors(std::vector<double> ape_pct)
   if (ape_pct.empty())
     return summary;
   std::sort(ape_pct.begin(), ape_pct.end());
-  summary.median_pct = quantile(ape_pct, 0.5);
-  summary.p90_pct = quantile(ape_pct, 0.9);
+  summary.median_pct = interpolated_quantile(ape_pct, 0.5);
+  summary.p90_pct = interpolated_quantile(ape_pct, 0.9);
   summary.mean_pct = std::accumulate(ape_pct.begin(), ape_pct.end(), 0.0) / static_cast<double>(ape_pct.size());
   return summary;
 }

@@ -17,6 +17,10 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
                                     const std::function<std::string(const CalibrationCase&)>& group_of,
                                     const std::vector<double>& start);
 
+/// The q-quantile of ascending `sorted` by linear interpolation between order statistics (numpy's
+/// default); 0 when empty.
+double interpolated_quantile(const std::vector<double>& sorted, double q);
+
 /// Absolute percentage error |predicted - actual| / actual x 100.
 double absolute_percentage_error(double predicted, double actual);
 

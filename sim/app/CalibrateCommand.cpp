@@ -3,6 +3,7 @@
 #include "sim/app/Commands.hpp"
 #include "analysis/CalibrationFit.hpp"
 #include "analysis/CrossValidation.hpp"
+#include "analysis/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
 
 #include <fmt/format.h>
@@ -112,7 +113,12 @@ void run_calibrate(const CalibrateOptions& options)
                     (options.max_accelerators > 0 ? " --max-accelerators " + std::to_string(options.max_accelerators) : "");
   summary.data = "MLPerf Training v3.0-v4.1 closed division (shared/mlperf: scores and trimmed MLLOG logs), " +
                  std::to_string(set.cases.size()) + " results";
-  std::ofstream(options.output_path) << config::format_calibration(calibration);
+  const auto lofo_minutes = analysis::leave_group_out(
+      space, set.cases, [](const analysis::CalibrationCase& c) { return c.family; }, fit.x);
+  calibration.intervals = analysis::interval_model(
+      analysis::validation_mode_residuals(space, set.cases, fit.x, loso_minutes, lofo_minutes, calibration),
+      set.cases);
+  write_calibration_file(options.output_path, calibration);
 
   fmt::print("\n{}", format_parameter_table(calibration));
   fmt::print("\nfit        rms log error {:.4f}; APE median {:.1f} %, mean {:.1f} %, p90 {:.1f} % ({} evaluations)\n",

@@ -41,20 +41,29 @@ void print_progress(const char* what, std::size_t done, std::size_t total)
 analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const MlperfScenario& scenario,
                                     const results::RunRecord& r)
 {
-  const auto& s = scenario.resolved.scenario;
-  analysis::CalibrationCase c;
+  analysis::CalibrationCase c = simulated_case(scenario, r);
   c.round = entry.round;
   c.submitter = entry.submitter;
   c.system = entry.system;
   c.benchmark = entry.benchmark;
   c.system_key = entry.submitter + "/" + entry.system;
+  c.nodes = entry.description.number_of_nodes;
+  c.actual_minutes = *entry.score_minutes;
+  return c;
+}
+
+} // namespace
+
+analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const results::RunRecord& r)
+{
+  const auto& s = scenario.resolved.scenario;
+  analysis::CalibrationCase c;
   c.family = scenario.mapping.gpu_type;
   c.generation = scenario.generation;
   c.fabric_class = scenario.fabric_class;
   c.accelerators = s.gpus;
-  c.nodes = entry.description.number_of_nodes;
+  c.nodes = r.nodes;
   c.global_batch_size = s.global_batch_size;
-  c.actual_minutes = *entry.score_minutes;
   c.reference = s.efficiency;
   c.work = engine::decompose_step(scenario.resolved);
   c.iteration_s = r.iter_time_s;
@@ -68,8 +77,6 @@ analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const Mlper
   c.prepare();
   return c;
 }
-
-} // namespace
 
 CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Calibration& reference,
                                   const CaseOptions& options)

@@ -7,6 +7,8 @@
 /// Everything else is listed in `excluded` with the reason.
 
 #include "analysis/CalibrationCase.hpp"
+#include "sim/app/MlperfScenarioBuilder.hpp"
+#include "sim/results/RunRecord.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/MlperfRun.hpp"
 #include "sim/model/Scenario.hpp"
@@ -31,6 +33,12 @@ struct CaseSet {
   double slowest_simulation_s = 0;
   std::string slowest_case;
 };
+
+/// The simulated part of a calibration case (step decomposition, reference efficiencies, minutes per
+/// step) of `scenario` simulated into `r`; identity and the actual score are left empty. `fixed_minutes`
+/// is the run's whole fixed overhead: a caller whose scenario already holds a calibrated overhead
+/// subtracts it.
+analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const results::RunRecord& r);
 
 /// Imports `mlperf_dir`, builds and simulates every usable result at `reference`'s efficiencies
 /// (no calibrated overhead). Throws ConfigError if the folder cannot be read at all.

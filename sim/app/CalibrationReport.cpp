@@ -1,9 +1,14 @@
 #include "sim/app/CalibrationReport.hpp"
 
+#include "sim/config/CalibrationReader.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <stdexcept>
 
 namespace gpuscale::app {
 
@@ -74,6 +79,18 @@ std::string format_parameter_table(const model::Calibration& c)
       row(std::string(key) + "." + name, v, seconds ? "s" : " ");
   });
   return out;
+}
+
+void write_calibration_file(const std::string& path, const model::Calibration& calibration)
+{
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << config::format_calibration(calibration);
+    if (!out.flush())
+      throw std::runtime_error("cannot write " + temporary);
+  }
+  std::filesystem::rename(temporary, path);
 }
 
 } // namespace gpuscale::app

@@ -23,6 +23,10 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
 /// middle value for an even count, so it is one that was used).
 std::vector<model::BatchSizeRule> batch_size_rules(const std::vector<model::MlperfEntry>& entries);
 
+/// Writes `calibration` to `path` (format_calibration) through a temporary file renamed over it, so a
+/// failure never leaves half a file.
+void write_calibration_file(const std::string& path, const model::Calibration& calibration);
+
 /// One line per parameter: name, value, 1-sigma, results, identified.
 std::string format_parameter_table(const model::Calibration& calibration);
 

@@ -1,12 +1,17 @@
 // gpuscale check FILE...: validate inputs of any kind without simulating anything.
 
+#include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/DataPaths.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/InputCheck.hpp"
+#include "sim/config/PlatformReader.hpp"
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +22,12 @@ namespace {
 void check(const std::vector<std::string>& paths)
 {
   std::vector<config::Diagnostic> problems;
+  std::optional<model::Platform> catalog; // read once, for the first MLPerf system description
   for (const auto& path : paths) {
     try {
-      const auto checked = config::check_input(path);
+      if (!catalog && std::filesystem::path(path).extension() == ".json")
+        catalog = config::read_platform(catalog_path());
+      const auto checked = config::check_input(path, catalog ? &*catalog : nullptr);
       fmt::print("{}: ok: {}\n", path, checked.summary);
     } catch (const config::ConfigError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
@@ -38,6 +46,7 @@ void add_check_command(CLI::App& app)
       "check", "Validate input files of any kind (platform, catalog, workload, scenario, sweep, convergence table, "
                "host input costs, RCP .json) without simulating; exit 2 with every problem located if any");
   command->add_option("files", *paths, "Input files")->required();
+  add_catalog_option(*command);
   command->callback([paths] { check(*paths); });
 }
 

@@ -2,15 +2,12 @@
 
 #include "sim/model/BenchmarkName.hpp"
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace gpuscale::app {
 
 std::string data_dir()
 {
-  if (const char* dir = std::getenv("GPUSCALE_DATA_DIR"); dir != nullptr && *dir != '\0')
-    return dir;
   return GPUSCALE_SOURCE_DIR;
 }
 

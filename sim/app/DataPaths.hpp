@@ -1,14 +1,15 @@
 #pragma once
 /// Where the data files gpuscale ships live (catalog, workload traces, convergence tables, the
-/// committed calibration): the repository the binary was built from, or $GPUSCALE_DATA_DIR.
+/// committed calibration): the repository the binary was built from. A user's own accelerators and node
+/// types come in through `--catalog FILE` (CatalogOption.hpp), not by replacing these files.
 
 #include <string>
 
 namespace gpuscale::app {
 
-/// $GPUSCALE_DATA_DIR if set, else the source tree this binary was built from.
+/// The source tree this binary was built from.
 std::string data_dir();
-/// calibration/catalog.yaml: every catalog accelerator and node type.
+/// calibration/catalog.yaml: every catalog accelerator and node type (read_platform adds `--catalog` files).
 std::string catalog_path();
 /// workloads/<file>.yaml of a benchmark (bert -> bert-large.yaml, ...); throws std::invalid_argument
 /// for a benchmark gpuscale has no trace of.

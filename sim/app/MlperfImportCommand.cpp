@@ -30,7 +30,7 @@ results::MlperfScoreRow score_row(const model::MlperfEntry& e, const model::Plat
   row.division = d.division;
   row.status = d.status;
   row.accelerator_model = d.accelerator_model_name;
-  row.accelerator_catalog = config::find_catalog_accelerator(catalog, d.accelerator_model_name);
+  row.accelerator_catalog = config::find_catalog_accelerator(catalog, d.accelerator_model_name, d.accelerator_memory_capacity);
   row.accelerators_total = d.accelerators_total();
   row.nodes = d.number_of_nodes;
   row.accelerators_per_node = d.accelerators_per_node;

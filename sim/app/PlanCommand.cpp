@@ -4,6 +4,7 @@
 /// full, and compare with DeepSpeed's uniform allocation and the best homogeneous subset.
 /// docs/HETEROGENEITY.md describes the algorithm.
 
+#include "sim/app/CatalogOption.hpp"
 #include "sim/app/BatchProfiler.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/ScenarioRunner.hpp"
@@ -217,6 +218,7 @@ void add_plan_command(CLI::App& app)
   command->add_flag("--all-stages", options->all_stages, "Plan for every ZeRO stage 0-3, not only the scenario's");
   command->add_option("--candidates", options->candidates, "Best predicted plans of the whole cluster simulated in full")
       ->check(CLI::Range(1, 64));
+  add_catalog_option(*command);
   command->callback([options] { plan(*options); });
 }
 

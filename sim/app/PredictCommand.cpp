@@ -1,3 +1,6 @@
+#include "sim/app/CatalogOption.hpp"
+#include "analysis/PredictionIntervals.hpp"
+#include "sim/app/CalibrationCases.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/MlperfScenarioBuilder.hpp"
@@ -11,6 +14,8 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
+#include <utility>
 
 namespace gpuscale::app {
 namespace {
@@ -62,6 +67,7 @@ void run_predict(const PredictOptions& options)
     throw std::invalid_argument("unknown benchmark '" + options.benchmark + "' (known: " +
                                 model::known_benchmark_names() + ")");
   const model::MlperfSystem system = config::read_mlperf_system(options.system_path);
+  check_simulation_size(system.accelerators_total(), "system " + options.system_path);
   const model::Calibration calibration = options.calibration_path.empty()
                                              ? config::default_calibration()
                                              : config::read_calibration(options.calibration_path);
@@ -80,20 +86,44 @@ void run_predict(const PredictOptions& options)
   const auto& r = outcome.record;
   if (r.outcome != results::Outcome::Ok)
     throw CommandExit(1, "cannot predict: " + r.infeasible_reason);
+  const bool generation_calibrated =
+      built.generation == model::kReferenceGeneration || calibration.generation.contains(built.generation);
+  const auto regimes = model::regimes_for(calibration.intervals, generation_calibrated, built.mapping.gpu_type,
+                                          *benchmark, system.accelerators_total());
+  const std::string regime = model::to_string(regimes.front());
+  if (regimes.size() > 1)
+    notes.push_back(fmt::format("{} accelerators is beyond the calibrated scale of {} ({}): the interval is the "
+                                "wider of {} and beyond_calibrated_scale",
+                                system.accelerators_total(), *benchmark,
+                                calibration.intervals.calibrated_accelerators.at(*benchmark), regime));
+  // The request's own parameter uncertainty, through the surrogate of its simulated step.
+  analysis::CalibrationCase request = simulated_case(built, r);
+  request.benchmark = *benchmark;
+  request.fixed_minutes -= calibration.overhead_s_for(*benchmark) / 60.0; // the surrogate adds it itself
+  const double parameter_sd =
+      analysis::parameter_log_sd(analysis::ParameterSpace({request}), request, calibration);
+  const auto interval = model::interval_minutes(calibration.intervals, regimes, r.time_to_train_min, parameter_sd);
+  if (!interval)
+    notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   const auto& s = built.resolved.scenario;
   const auto& e = s.efficiency;
   if (options.format == "json") {
     std::string notes_json;
     for (const auto& n : notes)
       notes_json += (notes_json.empty() ? "" : ", ") + json_string(n);
+    const std::string interval_json =
+        interval ? fmt::format("[{:.6g}, {:.6g}]", interval->first, interval->second) : std::string("null");
     fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
+               "  \"interval_minutes\": {},\n  \"interval_level\": {},\n  \"regime\": {},\n"
+               "  \"parameter_log_sd\": {:.4g},\n"
                "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
                "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
                "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
                "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
                "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
                "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
-               json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, r.effective_iter_time_s,
+               json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, interval_json,
+               model::kIntervalLevel, json_string(regime), parameter_sd, r.effective_iter_time_s,
                static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
                json_string(gbs_source), s.gpus, r.nodes, json_string(built.mapping.gpu_type),
                json_string(built.mapping.node_type), json_string(built.fabric_class), s.tensor_parallel,
@@ -112,9 +142,16 @@ void run_predict(const PredictOptions& options)
              e.compute, e.memory, e.network, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
-  fmt::print("predicted  {:.2f} min time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "
+  const std::string interval_text =
+      interval ? fmt::format(" ({:.0f} %: {:.1f}\u2013{:.1f})", model::kIntervalLevel * 100, interval->first, interval->second)
+               : std::string();
+  fmt::print("predicted  {:.1f} min{} time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "
              "{:.4g} samples to converge\n",
-             r.time_to_train_min, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min, r.samples_to_converge);
+             r.time_to_train_min, interval_text, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min,
+             r.samples_to_converge);
+  fmt::print("regime     {} (interval from the left-out errors of that validation mode, widened where the request's "
+             "parameter log-sd {:.3f} exceeds the mode's; docs/CALIBRATION.md)\n",
+             regime, parameter_sd);
   for (const auto& n : notes)
     fmt::print("note       {}\n", n);
 }
@@ -137,6 +174,7 @@ void add_predict_command(CLI::App& app)
   command->add_option("--calibration", options->calibration_path, "Calibration file (default: the embedded one)")
       ->check(CLI::ExistingFile);
   command->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  add_catalog_option(*command);
   command->callback([options] { run_predict(*options); });
 }
 

@@ -1,3 +1,4 @@
+#include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/RunProgress.hpp"
 #include "sim/app/RunSummary.hpp"
@@ -28,6 +29,7 @@ struct RunOptions {
 void run(const RunOptions& options)
 {
   const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
+  check_simulation_size(resolved.scenario.gpus, "scenario " + options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
   const auto& s = resolved.scenario;
@@ -51,6 +53,7 @@ void add_run_command(CLI::App& app)
   CLI::App* command = app.add_subcommand("run", "Simulate one training step of a scenario and print its summary");
   command->add_option("scenario", options->scenario_path, "Scenario YAML file")->required();
   command->add_option("-o,--output", options->output_path, "HDF5 results file to append one row to");
+  add_catalog_option(*command);
   command->callback([options] { run(*options); });
 }
 

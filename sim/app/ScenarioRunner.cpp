@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 
 namespace gpuscale::app {
 namespace {
@@ -246,6 +247,14 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.bytes_sent_per_gpu = it.bytes_sent_per_gpu;
   add_host_and_time_to_train(resolved, outcome);
   return outcome;
+}
+
+void check_simulation_size(int accelerators, const std::string& what)
+{
+  if (accelerators > kMaxSimulatedAccelerators)
+    throw std::invalid_argument(what + " has " + std::to_string(accelerators) + " accelerators; gpuscale simulates at most " +
+                                std::to_string(kMaxSimulatedAccelerators) +
+                                " in one run (time and memory grow faster than linearly beyond)");
 }
 
 } // namespace gpuscale::app

@@ -1,5 +1,6 @@
 // gpuscale sweep SWEEP.yaml -o results.h5 [-j N] [--resume] [--shard i/N] [--dry-run]
 
+#include "sim/app/CatalogOption.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/SweepExecution.hpp"
@@ -252,6 +253,7 @@ void add_sweep_command(CLI::App& app)
   command->add_option("--flush-seconds", options->flush_seconds,
                       "... or once the oldest waiting row is this old (rows wait in <output>.journal meanwhile)")
       ->default_str("2");
+  add_catalog_option(*command);
   command->callback([options] { sweep(*options); });
 }
 

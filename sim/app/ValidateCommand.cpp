@@ -5,11 +5,13 @@
 #include "sim/app/ValidationPlot.hpp"
 #include "analysis/CalibrationFit.hpp"
 #include "analysis/CrossValidation.hpp"
+#include "analysis/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -24,7 +26,22 @@ struct ValidateOptions {
   int workers = 2;
   int max_accelerators = 0;
   double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
+  std::string write_intervals_path; ///< "": none; else a calibration file whose intervals: are replaced
 };
+
+/// The coverage of the 80 % intervals per validation mode, and their width.
+void print_interval_coverage(const model::IntervalModel& intervals)
+{
+  fmt::print("\nPrediction intervals: nominal {:.0f} % from each mode's left-out log residuals; coverage of left-out\n"
+             "results by intervals built without their own system (target 75-85 %)\n",
+             model::kIntervalLevel * 100);
+  fmt::print("  {:<34} {:>4} {:>10} {:>10} {:>9}\n", "mode", "n", "low", "high", "coverage");
+  for (auto regime : model::all_prediction_regimes()) {
+    const auto& q = intervals.modes.at(model::to_string(regime));
+    fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}%\n", model::to_string(regime), q.results,
+               (std::exp(q.low_log) - 1) * 100, (std::exp(q.high_log) - 1) * 100, q.coverage * 100);
+  }
+}
 
 void print_summary_row(const std::string& name, const std::vector<double>& apes)
 {
@@ -90,6 +107,15 @@ void run_validate(const ValidateOptions& options)
   fmt::print("  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "family", "n", "median %", "mean %", "p90 %");
   for (const auto& [name, apes] : by_family)
     print_summary_row(name, apes);
+  const auto modes = analysis::validation_mode_residuals(space, cases, fit.x, loso, lofo, reference);
+  const model::IntervalModel intervals = analysis::interval_model(modes, cases);
+  print_interval_coverage(intervals);
+  if (!options.write_intervals_path.empty()) {
+    model::Calibration updated = config::read_calibration(options.write_intervals_path);
+    updated.intervals = intervals;
+    write_calibration_file(options.write_intervals_path, updated);
+    fmt::print("intervals  written to {}\n", options.write_intervals_path);
+  }
   fmt::print("\n{} results ({} left out: gpuscale calibrate --list-excluded), simulation {:.0f} s\n", cases.size(),
              set.excluded.size(), set.simulation_wall_s);
   if (!options.plot_path.empty()) {
@@ -124,6 +150,9 @@ void add_validate_command(CLI::App& app)
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--max-median-ape", options->max_median_ape_pct,
                       "Exit with status 1 if the leave-one-system-out median APE exceeds this many percent");
+  command->add_option("--write-intervals", options->write_intervals_path,
+                      "Calibration file whose prediction intervals (intervals:) to replace by these (parameters untouched)")
+      ->check(CLI::ExistingFile);
   command->callback([options] { run_validate(*options); });
 }
 

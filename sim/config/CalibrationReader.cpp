@@ -64,6 +64,49 @@ void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& 
   }
 }
 
+/// intervals: {families: [...], calibrated_accelerators: {benchmark: n},
+///             modes: {mode: {low_log, high_log, results, coverage, parameter_log_sd}}}
+void read_intervals(MappingReader& parent, model::IntervalModel& out)
+{
+  auto node = parent.child("intervals", Presence::Optional);
+  if (!node)
+    return;
+  MappingReader intervals(*node, parent.file(), parent.path_of("intervals"), parent.diagnostics());
+  if (!intervals.valid())
+    return;
+  out.families = intervals.string_list("families", Presence::Required).value_or(std::vector<std::string>{});
+  if (auto scale = intervals.child("calibrated_accelerators", Presence::Required)) {
+    MappingReader reader(*scale, parent.file(), intervals.path_of("calibrated_accelerators"), parent.diagnostics());
+    if (reader.valid())
+      for (auto it = scale->begin(); it != scale->end(); ++it)
+        out.calibrated_accelerators[it->first.Scalar()] =
+            static_cast<int>(reader.integer(it->first.Scalar(), 1, 100'000'000, Presence::Required).value_or(1));
+    reader.finish();
+  }
+  std::vector<std::string> known;
+  for (auto regime : model::all_prediction_regimes())
+    known.push_back(model::to_string(regime));
+  if (auto modes = intervals.child("modes", Presence::Required)) {
+    MappingReader reader(*modes, parent.file(), intervals.path_of("modes"), parent.diagnostics());
+    for (const auto& name : known)
+      if (auto mode = reader.child(name, Presence::Required)) {
+        MappingReader m(*mode, parent.file(), reader.path_of(name), parent.diagnostics());
+        model::ResidualQuantiles q;
+        q.low_log = m.number("low_log", -10, 10, Presence::Required).value_or(0);
+        q.high_log = m.number("high_log", -10, 10, Presence::Required).value_or(0);
+        q.results = static_cast<int>(m.integer("results", 0, 1'000'000, Presence::Required).value_or(0));
+        q.coverage = m.number("coverage", 0, 1, Presence::Optional).value_or(0);
+        q.parameter_log_sd = m.number("parameter_log_sd", 0, 10, Presence::Optional).value_or(0);
+        if (q.low_log > q.high_log)
+          m.error("high_log", "expected high_log >= low_log");
+        m.finish();
+        out.modes[name] = q;
+      }
+    reader.finish();
+  }
+  intervals.finish();
+}
+
 std::string quote(const std::string& text)
 {
   std::string out = "\"";
@@ -114,6 +157,7 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
         read_group(c, key, seconds, values);
       });
       read_batch_sizes(c, calibration.batch_sizes);
+      read_intervals(c, calibration.intervals);
       c.finish();
     }
     top.finish();
@@ -151,6 +195,30 @@ std::string format_calibration(const model::Calibration& calibration)
   for (const auto& r : calibration.batch_sizes)
     out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n", r.benchmark,
                        r.max_accelerators, r.global_batch_size, r.results);
+  const auto& intervals = calibration.intervals;
+  if (intervals.empty())
+    return out;
+  out += "  # Prediction intervals: 10th/90th percentiles of log(actual / predicted) of left-out results per\n"
+         "  # validation mode (sim/model/PredictionInterval.hpp); coverage: of 80 % intervals built without\n"
+         "  # the result's own system; parameter_log_sd: median log-sd from the standard errors above.\n"
+         "  intervals:\n    families: [";
+  for (std::size_t i = 0; i < intervals.families.size(); ++i)
+    out += (i == 0 ? "" : ", ") + intervals.families[i];
+  out += "]\n    calibrated_accelerators: {";
+  bool first = true;
+  for (const auto& [benchmark, n] : intervals.calibrated_accelerators) {
+    out += fmt::format("{}{}: {}", first ? "" : ", ", benchmark, n);
+    first = false;
+  }
+  out += "}\n    modes:\n";
+  for (auto regime : model::all_prediction_regimes()) {
+    const auto it = intervals.modes.find(model::to_string(regime));
+    if (it == intervals.modes.end())
+      continue;
+    const auto& q = it->second;
+    out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}, parameter_log_sd: {:.5f}}}\n",
+                       it->first, q.low_log, q.high_log, q.results, q.coverage, q.parameter_log_sd);
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "sim/config/HostInputReader.hpp"
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/MlperfLogReader.hpp"
+#include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/config/RcpReader.hpp"
@@ -143,7 +144,7 @@ std::string to_string(InputKind kind)
   return "?";
 }
 
-CheckedInput check_input(const std::string& path)
+CheckedInput check_input(const std::string& path, const model::Platform* mlperf_catalog)
 {
   CheckedInput checked;
   if (std::filesystem::path(path).extension() == ".json") {
@@ -213,6 +214,8 @@ CheckedInput check_input(const std::string& path)
       checked.summary = "MLPerf system '" + system.system_name + "': " +
                         plural(static_cast<std::size_t>(system.number_of_nodes), "node") + " x " +
                         std::to_string(system.accelerators_per_node) + " " + system.accelerator_model_name;
+      if (mlperf_catalog != nullptr)
+        checked.summary += " (catalog " + map_mlperf_system(system, *mlperf_catalog).gpu_type + ")";
       break;
     }
     case InputKind::MlperfLog: // handled above, from the text already read

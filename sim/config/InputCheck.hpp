@@ -8,9 +8,11 @@
 ///   host_input:                     host input-pipeline costs
 ///   calibration:                    calibration (calibration/mlperf.yaml)
 ///   *.json with number_of_nodes, accelerators_per_node or accelerator_model_name
-///                                   MLPerf system description
+///                                   MLPerf system description, mapped onto the catalog as predict maps it
 ///   other *.json                    MLPerf reference-convergence-point (RCP) file
 ///   text with ":::MLLOG" lines      MLPerf result log (valid when it is a converged, complete run)
+
+#include "sim/model/Platform.hpp"
 
 #include <string>
 
@@ -28,7 +30,8 @@ struct CheckedInput {
 };
 
 /// Reads `path` as its kind says. Throws ConfigError with every problem, located, when it is not a
-/// valid input (including when its kind cannot be told).
-CheckedInput check_input(const std::string& path);
+/// valid input (including when its kind cannot be told). An MLPerf system description is mapped onto
+/// `mlperf_catalog` (map_mlperf_system, the rule predict uses) when one is given.
+CheckedInput check_input(const std::string& path, const model::Platform* mlperf_catalog = nullptr);
 
 } // namespace gpuscale::config

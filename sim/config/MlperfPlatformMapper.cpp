@@ -1,5 +1,6 @@
 #include "sim/config/MlperfPlatformMapper.hpp"
 
+#include "sim/config/AcceleratorIdentification.hpp"
 #include "sim/config/ConfigError.hpp"
 
 #include <algorithm>
@@ -29,15 +30,6 @@ std::string normalised(const std::string& text)
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
-}
-
-std::string known_aliases(const model::Platform& catalog)
-{
-  std::string list;
-  for (const auto& [name, gpu] : catalog.gpu_types)
-    for (const auto& alias : gpu.aliases)
-      list += (list.empty() ? "'" : ", '") + alias + "'";
-  return list;
 }
 
 void fail(const model::MlperfSystem& system, const std::string& message)
@@ -112,17 +104,10 @@ model::NodeType synthesise_node_type(const model::GpuType& gpu, int per_node, st
 
 } // namespace
 
-std::string find_catalog_accelerator(const model::Platform& catalog, const std::string& accelerator_model_name)
+std::string find_catalog_accelerator(const model::Platform& catalog, const std::string& accelerator_model_name,
+                                     const std::string& accelerator_memory_capacity)
 {
-  const std::string wanted = normalised(accelerator_model_name);
-  for (const auto& [name, gpu] : catalog.gpu_types) {
-    if (normalised(name) == wanted)
-      return name;
-    for (const auto& alias : gpu.aliases)
-      if (normalised(alias) == wanted)
-        return name;
-  }
-  return "";
+  return identify_accelerator(catalog.gpu_types, accelerator_model_name, accelerator_memory_capacity).gpu_type;
 }
 
 StatedNics parse_host_networking(const std::string& host_networking)
@@ -155,10 +140,11 @@ MlperfPlatformMapping map_mlperf_system(const model::MlperfSystem& system, const
                      std::to_string(system.accelerators_per_node) +
                      " accelerators per node): excluded, gpuscale simulates accelerators");
   MlperfPlatformMapping mapping;
-  mapping.gpu_type = find_catalog_accelerator(catalog, system.accelerator_model_name);
-  if (mapping.gpu_type.empty())
-    fail(system, "unknown accelerator '" + system.accelerator_model_name + "' (known aliases: " +
-                     known_aliases(catalog) + ")");
+  const AcceleratorIdentification identified =
+      identify_accelerator(catalog.gpu_types, system.accelerator_model_name, system.accelerator_memory_capacity);
+  if (identified.gpu_type.empty())
+    fail(system, identified.error);
+  mapping.gpu_type = identified.gpu_type;
   const model::GpuType& gpu = catalog.gpu_types.at(mapping.gpu_type);
   const int per_node = system.accelerators_per_node;
 

@@ -1,9 +1,9 @@
 #pragma once
 /// Turns an MLPerf system description into a gpuscale platform built from the catalog.
 ///
-/// Accelerator: accelerator_model_name matched against the catalog's names and `aliases`
-/// (case and repeated blanks ignored). No guessing: an unknown name is an error that lists the
-/// known aliases; a CPU-only system (no accelerators) is an error saying it is excluded.
+/// Accelerator: accelerator_model_name (with accelerator_memory_capacity) identified in the catalog by
+/// identify_accelerator (AcceleratorIdentification.hpp). An unknown or ambiguous name is an error that
+/// lists the closest catalog entries; a CPU-only system (no accelerators) is an error saying it is excluded.
 ///
 /// Node type: the catalog node type of that accelerator with that many per node, if one exists;
 /// otherwise one synthesised from the accelerator's entry:
@@ -45,8 +45,9 @@ struct MlperfPlatformMapping {
   std::vector<std::string> notes; ///< assumptions made (defaults used, overrides applied)
 };
 
-/// The catalog accelerator `accelerator_model_name` names, or "" if none (matching as above).
-std::string find_catalog_accelerator(const model::Platform& catalog, const std::string& accelerator_model_name);
+/// The catalog accelerator `accelerator_model_name` names, or "" if none or ambiguous (identify_accelerator).
+std::string find_catalog_accelerator(const model::Platform& catalog, const std::string& accelerator_model_name,
+                                     const std::string& accelerator_memory_capacity = "");
 
 /// NIC count and per-NIC bandwidth (bytes/s) stated in a host_networking text; count 0 if none.
 struct StatedNics {

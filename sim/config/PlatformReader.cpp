@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace gpuscale::config {
 namespace {
@@ -14,6 +15,12 @@ namespace fs = std::filesystem;
 
 /// Most GPUs a cluster may have (as many as a scenario may ask for).
 constexpr long long kMaxPlatformGpus = 1'000'000;
+
+std::vector<std::string>& user_catalog_paths()
+{
+  static std::vector<std::string> paths;
+  return paths;
+}
 
 template <typename Map>
 std::string names_of(const Map& map)
@@ -39,6 +46,7 @@ public:
     if (!root)
       return;
     MappingReader top(*root, path, "", diagnostics_);
+    read_user_catalogs();
     if (auto imports = top.string_list("imports", Presence::Optional))
       for (std::size_t i = 0; i < imports->size(); ++i)
         read_catalog_file((fs::path(path).parent_path() / (*imports)[i]).lexically_normal().string(), top, i);
@@ -61,6 +69,24 @@ public:
   }
 
 private:
+  /// The user's catalogs come first: entries read later under the same name are skipped, not duplicates.
+  void read_user_catalogs()
+  {
+    from_user_ = true;
+    for (const auto& path : user_catalog_paths()) {
+      if (std::error_code error; !fs::exists(path, error)) {
+        diagnostics_.add({path, 0, 0, "", "catalog file '" + path + "' (--catalog) does not exist"});
+        continue;
+      }
+      if (auto root = load_yaml_file(path, diagnostics_)) {
+        MappingReader top(*root, path, "", diagnostics_);
+        read_catalog_sections(top);
+        top.finish();
+      }
+    }
+    from_user_ = false;
+  }
+
   struct Reference {
     std::string file;
     YAML::Node node;
@@ -119,6 +145,7 @@ private:
       peak.finish();
     }
     type.memory_bytes = gpu.positive_quantity("memory", Dimension::Bytes, Presence::Required).value_or(0);
+    type.memory_type = gpu.text("memory_type", Presence::Optional).value_or("");
     type.memory_bw_Bps =
         gpu.positive_quantity("memory_bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
     type.intra_node_bw_Bps =
@@ -129,6 +156,10 @@ private:
     if (!name)
       return;
     type.name = *name;
+    if (!from_user_ && user_gpus_.contains(*name))
+      return; // replaced by the user's catalog
+    if (from_user_)
+      user_gpus_.insert(*name);
     if (auto [it, inserted] = gpu_origin_.try_emplace(*name, gpu.file()); !inserted) {
       gpu.error("name", "duplicate accelerator '" + *name + "' (first defined in " + it->second + ")");
       return;
@@ -189,6 +220,10 @@ private:
     if (!name)
       return;
     type.name = *name;
+    if (!from_user_ && user_nodes_.contains(*name))
+      return; // replaced by the user's catalog
+    if (from_user_)
+      user_nodes_.insert(*name);
     if (auto [it, inserted] = node_origin_.try_emplace(*name, node.file()); !inserted) {
       node.error("name", "duplicate node type '" + *name + "' (first defined in " + it->second + ")");
       return;
@@ -301,9 +336,17 @@ private:
   std::vector<Reference> gpu_references_;
   std::vector<Reference> node_references_;
   std::vector<Reference> group_counts_; ///< the count of each node group, when given
+  bool from_user_ = false;              ///< reading the user's catalogs
+  std::set<std::string> user_gpus_;     ///< accelerators the user's catalogs define
+  std::set<std::string> user_nodes_;    ///< node types the user's catalogs define
 };
 
 } // namespace
+
+void set_user_catalogs(std::vector<std::string> paths)
+{
+  user_catalog_paths() = std::move(paths);
+}
 
 model::Platform read_platform(const std::string& path)
 {

@@ -10,6 +10,7 @@
 ///   time to train      += overhead[benchmark] seconds      (per-run cost the step model lacks)
 
 #include "sim/model/Platform.hpp"
+#include "sim/model/PredictionInterval.hpp"
 #include "sim/model/Scenario.hpp"
 
 #include <map>
@@ -56,6 +57,7 @@ struct Calibration {
   std::map<std::string, CalibratedValue> step_overhead_s; ///< benchmark -> seconds added to every step
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
   CalibrationSummary summary;
+  IntervalModel intervals;                           ///< left-out residuals per validation mode (prediction intervals)
 
   /// The parameter groups in file order, with their key in calibration/mlperf.yaml and whether their
   /// values are durations: one list for the reader, the writer and the reports.

@@ -20,6 +20,7 @@ struct GpuType {
   std::vector<std::string> aliases;
   std::map<Precision, double> peak_flop_per_s; ///< dense peak per precision; absent = unsupported
   double memory_bytes = 0;
+  std::string memory_type; ///< "HBM3", "HBM3e", "GDDR6", ... as the datasheet writes it; "" = not given
   double memory_bw_Bps = 0;
   double intra_node_bw_Bps = 0; ///< per direction, all scale-up links together
   double tdp_w = 0;

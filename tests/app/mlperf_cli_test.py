@@ -58,8 +58,11 @@ with tempfile.TemporaryDirectory() as tmp:
     unknown = os.path.join(data, "invalid_unknown_accelerator.json")
     failure = run("predict", "--system", unknown, "--benchmark", "bert")
     check(failure.returncode == 2, "unknown accelerator exits 2")
-    check(unknown + ":5:31: error: /accelerator_model_name: unknown accelerator 'Acme TensorBlaster 9000' (known aliases: "
-          in failure.stderr, failure.stderr)
+    check(unknown + ":5:31: error: /accelerator_model_name: unknown accelerator 'Acme TensorBlaster 9000': no catalog "
+          "entry has part number '9000' (closest catalog entries: " in failure.stderr, failure.stderr)
+    failure = run("check", unknown)
+    check(failure.returncode == 2 and "unknown accelerator 'Acme TensorBlaster 9000'" in failure.stderr,
+          "check refuses what predict refuses: " + failure.stderr)
     malformed = os.path.join(data, "invalid_malformed.json")
     failure = run("predict", "--system", malformed, "--benchmark", "bert")
     check(failure.returncode == 2 and malformed + ":6:1: error: YAML syntax error" in failure.stderr, failure.stderr)

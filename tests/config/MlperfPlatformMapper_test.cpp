@@ -87,8 +87,9 @@ TEST_CASE("config::map_mlperf_system rejects unknown accelerators and CPU-only s
 {
   const std::string unknown = kData + "invalid_unknown_accelerator.json";
   CHECK_THROWS_WITH(config::map_mlperf_system(config::read_mlperf_system(unknown), catalog()),
-                    Catch::StartsWith(unknown + ":5:31: error: /accelerator_model_name: unknown accelerator 'Acme "
-                                                "TensorBlaster 9000' (known aliases: 'NVIDIA A100-PCIe-80GB'"));
+                    unknown + ":5:31: error: /accelerator_model_name: unknown accelerator 'Acme TensorBlaster 9000': "
+                              "no catalog entry has part number '9000' (closest catalog entries: a100-pcie-80gb, "
+                              "a100-sxm4-40gb, a100-sxm4-80gb, a800-sxm4-80gb, b200-sxm-180gb; add it with --catalog FILE)");
   const std::string cpu = kData + "invalid_cpu_only.json";
   CHECK_THROWS_WITH(config::map_mlperf_system(config::read_mlperf_system(cpu), catalog()),
                     cpu + ":5:31: error: /accelerator_model_name: CPU-only system ('N/A', 0 accelerators per node): "

@@ -1,0 +1,74 @@
+#include "sim/model/PredictionInterval.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuscale::model {
+
+std::string to_string(PredictionRegime regime)
+{
+  switch (regime) {
+    case PredictionRegime::CalibratedFamily: return "calibrated_family";
+    case PredictionRegime::NewFamilyCalibratedGeneration: return "new_family_calibrated_generation";
+    case PredictionRegime::UncalibratedGeneration: return "uncalibrated_generation";
+    case PredictionRegime::BeyondCalibratedScale: return "beyond_calibrated_scale";
+    case PredictionRegime::LaterRound: return "later_round";
+  }
+  return "?";
+}
+
+std::vector<PredictionRegime> all_prediction_regimes()
+{
+  return {PredictionRegime::CalibratedFamily, PredictionRegime::NewFamilyCalibratedGeneration,
+          PredictionRegime::UncalibratedGeneration, PredictionRegime::BeyondCalibratedScale,
+          PredictionRegime::LaterRound};
+}
+
+std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool generation_calibrated,
+                                          const std::string& family, const std::string& benchmark, int accelerators)
+{
+  std::vector<PredictionRegime> regimes;
+  if (!generation_calibrated)
+    regimes.push_back(PredictionRegime::UncalibratedGeneration);
+  else if (std::find(intervals.families.begin(), intervals.families.end(), family) == intervals.families.end())
+    regimes.push_back(PredictionRegime::NewFamilyCalibratedGeneration);
+  else
+    regimes.push_back(PredictionRegime::CalibratedFamily);
+  const auto scale = intervals.calibrated_accelerators.find(benchmark);
+  if (scale != intervals.calibrated_accelerators.end() && accelerators > scale->second)
+    regimes.push_back(PredictionRegime::BeyondCalibratedScale);
+  return regimes;
+}
+
+std::pair<double, double> widened_log_bounds(double low_log, double high_log, double parameter_log_sd,
+                                             double typical_log_sd)
+{
+  const double excess = std::max(0.0, parameter_log_sd * parameter_log_sd - typical_log_sd * typical_log_sd);
+  const double half = (high_log - low_log) / 2.0;
+  const double widen = std::sqrt(half * half + kIntervalNormalQuantile * kIntervalNormalQuantile * excess) - half;
+  return {low_log - widen, high_log + widen};
+}
+
+std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals,
+                                                          const std::vector<PredictionRegime>& regimes,
+                                                          double predicted_minutes, double parameter_log_sd)
+{
+  double low_log = HUGE_VAL;
+  double high_log = -HUGE_VAL;
+  bool any = false;
+  for (auto regime : regimes) {
+    const auto it = intervals.modes.find(to_string(regime));
+    if (it == intervals.modes.end() || it->second.results == 0)
+      continue;
+    const ResidualQuantiles& q = it->second;
+    any = true;
+    const auto [low, high] = widened_log_bounds(q.low_log, q.high_log, parameter_log_sd, q.parameter_log_sd);
+    low_log = std::min(low_log, low);
+    high_log = std::max(high_log, high);
+  }
+  if (!any)
+    return std::nullopt;
+  return std::pair{predicted_minutes * std::exp(low_log), predicted_minutes * std::exp(high_log)};
+}
+
+} // namespace gpuscale::model

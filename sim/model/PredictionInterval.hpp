@@ -1,0 +1,81 @@
+#pragma once
+/// How far a prediction may be off, from how far the calibration was off on results it had not seen.
+///
+/// Each validation mode predicts MLPerf results the fit did not see, the way a request of that kind
+/// is predicted, and keeps the log residuals log(actual / predicted):
+///   calibrated_family                 leave one system out (the accelerator's family keeps its other systems)
+///   new_family_calibrated_generation  leave one accelerator family out, where another family shares its generation
+///   uncalibrated_generation           leave one family out, where it is alone in its generation (factor 1:
+///                                     the datasheet alone)
+///   beyond_calibrated_scale           fit on <= kScaleSplitAccelerators accelerators, predict the larger results
+///   later_round                       fit on the earlier rounds, predict the latest one
+/// The 80 % interval of a prediction t is [t exp(q10), t exp(q90)], q the 10th and 90th percentiles of
+/// its mode's residuals (linear interpolation between order statistics), widened where the request's
+/// own parameters are less certain than those of the mode's typical result: with s the log-sd of t that
+/// the calibration's standard errors give (delta method), s0 the median s over the mode's results,
+/// w = (q90 - q10) / 2 and z = 1.2816 (the normal's 90th percentile), each side moves out by
+/// sqrt(w^2 + z^2 max(0, s^2 - s0^2)) - w. The residuals already hold the typical parameter
+/// uncertainty; only the excess is added, so it is not counted twice.
+
+#include <map>
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+namespace gpuscale::model {
+
+enum class PredictionRegime { CalibratedFamily, NewFamilyCalibratedGeneration, UncalibratedGeneration, BeyondCalibratedScale, LaterRound };
+
+/// The mode's name in calibration files, predict's JSON and validate's report.
+std::string to_string(PredictionRegime regime);
+/// Every regime, in the order above.
+std::vector<PredictionRegime> all_prediction_regimes();
+
+/// Results on more accelerators than this are what beyond_calibrated_scale predicts from the others.
+inline constexpr int kScaleSplitAccelerators = 64;
+
+/// The nominal level of the intervals.
+inline constexpr double kIntervalLevel = 0.8;
+
+/// One validation mode's left-out log residuals, summarised.
+struct ResidualQuantiles {
+  double low_log = 0;  ///< 10th percentile of log(actual / predicted)
+  double high_log = 0; ///< 90th percentile
+  int results = 0;     ///< left-out results in the mode
+  double coverage = 0; ///< fraction of them inside intervals built without their own system's residuals
+  double parameter_log_sd = 0; ///< median over them of the log-sd the calibration's standard errors give
+};
+
+/// The normal quantile of the interval's upper bound (0.9): the scale of the parameter term.
+inline constexpr double kIntervalNormalQuantile = 1.2815515655446004;
+
+/// [low_log, high_log] widened by the excess of `parameter_log_sd` over `typical_log_sd` (rule above).
+std::pair<double, double> widened_log_bounds(double low_log, double high_log, double parameter_log_sd,
+                                             double typical_log_sd);
+
+/// What predict needs to choose a mode and size the interval (stored under `intervals:`).
+struct IntervalModel {
+  std::map<std::string, ResidualQuantiles> modes;       ///< to_string(regime) -> quantiles
+  std::vector<std::string> families;                    ///< catalog accelerators with calibration results
+  std::map<std::string, int> calibrated_accelerators;   ///< benchmark -> most accelerators of a calibration result
+
+  bool empty() const { return modes.empty(); }
+};
+
+/// The modes a request falls in, most specific first: uncalibrated_generation when its generation has
+/// no calibration result (`generation_calibrated` false), else new_family_calibrated_generation when its
+/// catalog accelerator has none, else calibrated_family; beyond_calibrated_scale in addition when it uses
+/// more accelerators than any calibration result of the benchmark.
+std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool generation_calibrated,
+                                          const std::string& family, const std::string& benchmark, int accelerators);
+
+/// The interval of `predicted_minutes` under `regimes`: the union of their modes' intervals (so a
+/// request both of a new family and beyond the calibrated scale gets the wider bounds of either).
+/// `parameter_log_sd`: the request's log-sd from the calibration's standard errors (0: no widening).
+/// {low, high} minutes; nullopt when none of the modes has left-out results in `intervals`.
+std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals,
+                                                          const std::vector<PredictionRegime>& regimes,
+                                                          double predicted_minutes, double parameter_log_sd = 0);
+
+} // namespace gpuscale::model
