@@ -1,4 +1,5 @@
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "sim/app/RunSummary.hpp"
 #include "sim/app/ScenarioRunner.hpp"
 #include "sim/config/ScenarioReader.hpp"
@@ -28,10 +29,12 @@ void run(const RunOptions& options)
   const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
+  const std::string output =
+      options.output_path.empty() ? "" : checked_output_path(options.output_path, {options.scenario_path});
   const ScenarioOutcome outcome = run_scenario(resolved, false);
   fmt::print("{}", format_run_summary(resolved, outcome));
   if (!options.output_path.empty()) {
-    const auto ids = results::append_runs(options.output_path, {{outcome.record, scenario_text}}, gpuscale_version());
+    const auto ids = results::append_runs(output, {{outcome.record, scenario_text}}, gpuscale_version());
     fmt::print("results    {} (row {} of /runs)\n", options.output_path, ids.front());
   }
 }

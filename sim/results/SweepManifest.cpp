@@ -2,12 +2,14 @@
 
 #include "sim/results/Hdf5Handle.hpp"
 #include "sim/results/ResultsFile.hpp"
+#include "sim/results/ResultsFileLock.hpp"
 
 #include <hdf5.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace gpuscale::results {
@@ -116,27 +118,46 @@ std::string SweepManifest::shard_label() const
 
 void write_sweep_manifest(const std::string& path, const SweepManifest& manifest, const std::string& gpuscale_version)
 {
+  const ResultsFileLock lock(path);
+  write_sweep_manifest(path, manifest, gpuscale_version, lock);
+}
+
+void write_sweep_manifest(const std::string& path, const SweepManifest& manifest, const std::string& gpuscale_version,
+                          const ResultsFileLock& lock)
+{
+  if (!lock.covers(path))
+    throw std::logic_error("write_sweep_manifest: the lock held is not the one of " + path);
   if (!fs::exists(path))
-    append_runs(path, {}, gpuscale_version);
+    append_runs(path, {}, gpuscale_version, lock);
   else
     read_runs(path); // a foreign or corrupt file is reported, never replaced
   const fs::path target(path);
   const fs::path temporary =
       target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const std::string failed = path + ": cannot write the sweep manifest (is the disk full?); the file is unchanged";
   try {
-    fs::copy_file(target, temporary, fs::copy_options::overwrite_existing);
+    std::error_code copied;
+    fs::copy_file(target, temporary, fs::copy_options::overwrite_existing, copied);
+    if (copied)
+      throw ResultsFileError(path + ": cannot write the sweep manifest: " + copied.message() + "; the file is unchanged");
     {
       H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
       Hid file(check(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "cannot open " + temporary.string()),
                H5Fclose);
       write_manifest_group(file.get(), manifest);
-      check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush " + temporary.string());
+      check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), failed);
+      check_status(H5Fclose(file.release()), failed);
     }
     if (std::FILE* f = std::fopen(temporary.c_str(), "rb")) {
-      ::fsync(fileno(f));
+      const bool synced = ::fsync(fileno(f)) == 0;
       std::fclose(f);
+      if (!synced)
+        throw ResultsFileError(failed);
     }
-    fs::rename(temporary, target);
+    std::error_code renamed;
+    fs::rename(temporary, target, renamed);
+    if (renamed)
+      throw ResultsFileError(path + ": cannot replace the results file: " + renamed.message());
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);

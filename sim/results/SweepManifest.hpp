@@ -32,7 +32,13 @@ struct SweepManifest {
 
 /// Adds (or replaces) the manifest of `manifest.sweep_id` in `path`, creating an empty results file
 /// if there is none. Crash-safe like append_runs (temporary file, then rename).
+/// Holds the ResultsFileLock of `path`'s folder while it does.
 void write_sweep_manifest(const std::string& path, const SweepManifest& manifest, const std::string& gpuscale_version);
+
+class ResultsFileLock;
+/// The same, for a caller that already holds that lock.
+void write_sweep_manifest(const std::string& path, const SweepManifest& manifest, const std::string& gpuscale_version,
+                          const ResultsFileLock& lock);
 
 /// Every manifest in `path`, sorted by sweep_id (none for a file written by `gpuscale run`).
 std::vector<SweepManifest> read_sweep_manifests(const std::string& path);
