@@ -1,7 +1,9 @@
 #include "sim/config/MappingReader.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -31,6 +33,43 @@ bool is_identifier(const std::string& text)
     if (!lower_or_digit(c) && c != '-' && c != '_' && c != '.')
       return false;
   return true;
+}
+
+constexpr const char* kCoreTagPrefix = "tag:yaml.org,2002:";
+
+/// Why `node` cannot be a value of YAML 1.2 core type `core_type` ("int", "float", "bool"), or "" if
+/// it can: a quoted scalar is a string ("8" is not 8), and a tag other than the type's own (!!str,
+/// !custom) says the value is something else.
+std::string typed_scalar_problem(const YAML::Node& node, const std::string& core_type, const std::string& expected)
+{
+  const std::string& tag = node.Tag();
+  if (tag == "?" || tag.empty() || tag == kCoreTagPrefix + core_type) // "": a node built in code (a sweep axis value)
+    return "";
+  if (tag == "!" || tag == std::string(kCoreTagPrefix) + "str")
+    return "expected " + expected + ", got the string '" + node.Scalar() + "' (write it without quotes or tag)";
+  const std::string shown = tag.rfind(kCoreTagPrefix, 0) == 0 ? "!!" + tag.substr(std::string(kCoreTagPrefix).size()) : tag;
+  return "expected " + expected + ", got a value tagged '" + shown + "' (gpuscale files use no tags)";
+}
+
+/// YAML 1.2 decimal integer: [-+]?[0-9]+, without leading zeros. YAML 1.1 (yaml-cpp, PyYAML) reads
+/// 010 as octal 8 and YAML 1.2 as decimal 10; rather than guess, a leading zero is refused.
+bool decimal_integer(const std::string& text, long long& value)
+{
+  const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  if (text.size() == sign || text.find_first_not_of("0123456789", sign) != std::string::npos)
+    return false;
+  if (text[sign] == '0' && text.size() > sign + 1)
+    return false;
+  errno = 0;
+  char* end = nullptr;
+  value = std::strtoll(text.c_str(), &end, 10);
+  return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool has_leading_zero(const std::string& text)
+{
+  const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  return text.size() > sign + 1 && text[sign] == '0' && text.find_first_not_of("0123456789", sign) == std::string::npos;
 }
 
 /// 1e-06, 1, 1024, 1e+15: bounds as a reader would write them, not std::to_string's 0.000001 / 1024.000000.
@@ -155,8 +194,14 @@ std::optional<long long> MappingReader::integer(const std::string& key, long lon
   auto value = scalar(key, presence, "an integer");
   if (!value)
     return std::nullopt;
+  if (has_leading_zero(value->Scalar())) {
+    report(diagnostics_, file_, *value, path_of(key),
+           "expected a decimal integer without leading zeros, got " + value->Scalar() +
+               " (YAML 1.1 reads it as octal, YAML 1.2 as decimal)");
+    return std::nullopt;
+  }
   long long parsed = 0;
-  if (!YAML::convert<long long>::decode(*value, parsed)) {
+  if (!decimal_integer(value->Scalar(), parsed)) {
     const std::string& text = value->Scalar();
     const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
     const bool all_digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
@@ -164,6 +209,10 @@ std::optional<long long> MappingReader::integer(const std::string& key, long lon
            all_digits ? "expected an integer in [" + std::to_string(min_value) + ", " + std::to_string(max_value) +
                             "], got " + text
                       : "expected an integer, got '" + text + "'");
+    return std::nullopt;
+  }
+  if (const std::string problem = typed_scalar_problem(*value, "int", "an integer"); !problem.empty()) {
+    report(diagnostics_, file_, *value, path_of(key), problem);
     return std::nullopt;
   }
   if (parsed < min_value || parsed > max_value) {
@@ -186,6 +235,11 @@ std::optional<double> MappingReader::number(const std::string& key, double min_v
     report(diagnostics_, file_, *value, path_of(key), "expected a number, got '" + value->Scalar() + "'");
     return std::nullopt;
   }
+  const bool integer_tag = value->Tag() == std::string(kCoreTagPrefix) + "int";
+  if (const std::string problem = integer_tag ? "" : typed_scalar_problem(*value, "float", "a number"); !problem.empty()) {
+    report(diagnostics_, file_, *value, path_of(key), problem);
+    return std::nullopt;
+  }
   if (parsed < min_value || parsed > max_value) {
     report(diagnostics_, file_, *value, path_of(key),
            "expected a number in [" + shortest(min_value) + ", " + shortest(max_value) + "], got " + value->Scalar());
@@ -199,9 +253,17 @@ std::optional<bool> MappingReader::boolean(const std::string& key, Presence pres
   auto value = scalar(key, presence, "true or false");
   if (!value)
     return std::nullopt;
-  bool parsed = false;
-  if (!YAML::convert<bool>::decode(*value, parsed)) {
+  // YAML 1.2 core booleans only: YAML 1.1's yes/no/on/off/y/n are strings there.
+  static const std::map<std::string, bool> core{{"true", true},  {"True", true},   {"TRUE", true},
+                                                {"false", false}, {"False", false}, {"FALSE", false}};
+  const auto found = core.find(value->Scalar());
+  const bool parsed = found != core.end() && found->second;
+  if (found == core.end()) {
     report(diagnostics_, file_, *value, path_of(key), "expected true or false, got '" + value->Scalar() + "'");
+    return std::nullopt;
+  }
+  if (const std::string problem = typed_scalar_problem(*value, "bool", "true or false"); !problem.empty()) {
+    report(diagnostics_, file_, *value, path_of(key), problem);
     return std::nullopt;
   }
   return parsed;

@@ -21,6 +21,12 @@ std::optional<YAML::Node> load_yaml_file(const std::string& path, Diagnostics& d
 std::optional<YAML::Node> load_yaml_text(const std::string& text, const std::string& display_name,
                                          Diagnostics& diagnostics);
 
+/// JSON text (MLPerf RCP files and system descriptions): checked as strict JSON (no trailing commas,
+/// no key given twice; see JsonSyntax.hpp), then parsed like YAML.
+std::optional<YAML::Node> load_json_text(const std::string& text, const std::string& display_name,
+                                         Diagnostics& diagnostics);
+std::optional<YAML::Node> load_json_file(const std::string& path, Diagnostics& diagnostics);
+
 /// Reads a whole file; nullopt (and a diagnostic) if it cannot be read or is too large.
 std::optional<std::string> read_text_file(const std::string& path, Diagnostics& diagnostics);
 
