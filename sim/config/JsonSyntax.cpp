@@ -147,9 +147,10 @@ private:
     while (true) {
       skip_space();
       const std::size_t key_at = at_;
-      if (at_ >= text_.size() || text_[at_] != '"')
-        return fail(at_, path, at_ < text_.size() && text_[at_] == '}' ? "trailing comma before '}' (not JSON)"
-                                                                      : "expected a quoted key");
+      if (at_ >= text_.size())
+        return fail(at_, path, "unexpected end of the JSON text (an object is not closed)");
+      if (text_[at_] != '"')
+        return fail(at_, path, text_[at_] == '}' ? "trailing comma before '}' (not JSON)" : "expected a quoted key");
       std::string key;
       if (!string(key))
         return false;

@@ -72,6 +72,34 @@ bool has_leading_zero(const std::string& text)
   return text.size() > sign + 1 && text[sign] == '0' && text.find_first_not_of("0123456789", sign) == std::string::npos;
 }
 
+/// The plausible range of a non-zero quantity of each dimension, in SI units, and as written in
+/// messages. Values outside are typing errors (a unit prefix too many or too few), not hardware; they
+/// would otherwise reach SimGrid as durations it cannot represent, or print as 300-digit numbers.
+/// Zero stays allowed where the field allows it (positive_quantity refuses it where it does not).
+/// Documented in platforms/SCHEMA.md ("Plausible ranges").
+struct PlausibleRange {
+  double min_si;
+  double max_si;
+  const char* what;
+  const char* min_text;
+  const char* max_text;
+};
+
+PlausibleRange plausible_range(units::Dimension dimension)
+{
+  using units::Dimension;
+  switch (dimension) {
+    case Dimension::Bytes: return {1.0, 1e15, "data size", "1 B", "1 PB"};
+    case Dimension::BytesPerSecond: return {1e6, 1e15, "bandwidth", "1 MB/s", "1 PB/s"};
+    case Dimension::Flop: return {1.0, 1e21, "FLOP count", "1 FLOP", "1e21 FLOP"};
+    case Dimension::FlopPerSecond: return {1e9, 1e18, "compute rate", "1 GFLOP/s", "1 EFLOP/s"};
+    case Dimension::Seconds: return {1e-12, 1e6, "duration", "1 ps", "1e6 s"};
+    case Dimension::Watts: return {1.0, 1e5, "power", "1 W", "100 kW"};
+    case Dimension::UsdPerHour: return {1e-6, 1e6, "price", "1e-6 USD/h", "1e6 USD/h"};
+  }
+  return {0, 0, "", "", ""};
+}
+
 /// 1e-06, 1, 1024, 1e+15: bounds as a reader would write them, not std::to_string's 0.000001 / 1024.000000.
 std::string shortest(double value)
 {
@@ -170,7 +198,15 @@ std::optional<double> MappingReader::quantity(const std::string& key, units::Dim
   if (!value)
     return std::nullopt;
   try {
-    return units::parse_quantity(value->Scalar(), dimension);
+    const double parsed = units::parse_quantity(value->Scalar(), dimension);
+    const PlausibleRange range = plausible_range(dimension);
+    if (parsed != 0 && (parsed < range.min_si || parsed > range.max_si)) {
+      report(diagnostics_, file_, *value, path_of(key),
+             std::string("'") + value->Scalar() + "' is outside the plausible range of a " + range.what + ", " +
+                 range.min_text + " to " + range.max_text);
+      return std::nullopt;
+    }
+    return parsed;
   } catch (const units::UnitError& e) {
     report(diagnostics_, file_, *value, path_of(key), e.what());
     return std::nullopt;

@@ -101,6 +101,9 @@ private:
     auto name = gpu.identifier("name", Presence::Required);
     type.display_name = gpu.text("display_name", Presence::Optional).value_or("");
     type.vendor = gpu.text("vendor", Presence::Required).value_or("");
+    if (gpu.has("vendor") && !type.vendor.empty() &&
+        !(type.vendor == "nvidia" || type.vendor == "amd" || type.vendor == "intel" || type.vendor == "google"))
+      gpu.error("vendor", "unknown vendor '" + type.vendor + "' (known: nvidia, amd, intel, google)");
     type.generation = gpu.text("generation", Presence::Optional).value_or("");
     type.aliases = gpu.string_list("aliases", Presence::Optional).value_or(std::vector<std::string>{});
     if (auto peaks = gpu.child("peak", Presence::Required)) {

@@ -183,8 +183,15 @@ void read_training_tables(model::ResolvedScenario& resolved, MappingReader& scen
     s.convergence_path = (workload_dir / "convergence" / (benchmark + ".yaml")).lexically_normal().string();
   }
   try {
-    if (!s.convergence_path.empty())
+    if (!s.convergence_path.empty()) {
       resolved.convergence = read_convergence(s.convergence_path);
+      // Another benchmark's table would give a time to train off by its whole ratio of samples.
+      if (!benchmark.empty() && resolved.convergence->benchmark != benchmark)
+        scenario.error(convergence_key ? "convergence" : "workload",
+                       "the convergence table " + s.convergence_path + " is for benchmark '" +
+                           resolved.convergence->benchmark + "', the workload '" + resolved.workload.name +
+                           "' is benchmark '" + benchmark + "'");
+    }
     const fs::path host_file = workload_dir / "host_input" / "host_input.yaml";
     if (std::error_code error; !benchmark.empty() && fs::exists(host_file, error)) {
       const auto costs = read_host_input(host_file.string());
