@@ -4,6 +4,7 @@
 #include "sim/app/Commands.hpp"
 #include "sim/app/OutputPath.hpp"
 #include "sim/app/SweepExecution.hpp"
+#include "sim/app/SweepInputs.hpp"
 #include "sim/app/SweepJournal.hpp"
 #include "sim/app/SweepLimits.hpp"
 #include "sim/app/SweepResultsWriter.hpp"
@@ -131,6 +132,8 @@ std::set<std::int64_t> prepare_output(const SweepOptions& options, const results
           throw std::invalid_argument(options.output_path + " holds " + describe_shard(existing) +
                                       " of this sweep, not " + describe_shard(manifest) +
                                       ": write each shard to its own file and merge them");
+        if (options.resume)
+          check_sweep_inputs_unchanged(existing, manifest.inputs, options.output_path);
       }
     for (const auto& row : results::read_runs(options.output_path))
       if (row.sweep_id == manifest.sweep_id)
@@ -190,7 +193,7 @@ void sweep(const SweepOptions& given)
   options.output_path = checked_output_path(given.output_path, {options.sweep_path});
 
   results::SweepManifest manifest{spec.sweep_id, spec.path, spec.text, spec.points_total, spec.runnable_indices(),
-                                  shard.index, shard.count};
+                                  shard.index, shard.count, hash_sweep_inputs(spec)};
   const bool journal_existed = fs::exists(SweepJournal::path_for(options.output_path));
   SweepJournal journal(options.output_path, spec.sweep_id);
   std::size_t recovered = 0;

@@ -35,6 +35,7 @@ public:
 
   void read_cluster_file(const std::string& path)
   {
+    platform_.source_files.push_back(path);
     auto root = load_yaml_file(path, diagnostics_);
     if (!root)
       return;
@@ -75,6 +76,7 @@ private:
              importer.path_of("imports") + "/" + std::to_string(index), "imported file '" + path + "' does not exist");
       return;
     }
+    platform_.source_files.push_back(path);
     auto root = load_yaml_file(path, diagnostics_);
     if (!root)
       return;

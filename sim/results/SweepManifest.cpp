@@ -49,6 +49,17 @@ void write_manifest_group(hid_t file, const SweepManifest& manifest)
   const char* data = manifest.spec_text.c_str();
   check_status(H5Dwrite(text.get(), text_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data), "cannot write spec_text");
 
+  std::string hashes;
+  for (const auto& input : manifest.inputs)
+    hashes += input.hash + "  " + input.path + "\n";
+  Hid hashes_text(check(H5Dcreate2(group.get(), "input_hashes", text_type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        "cannot create " + name + "/input_hashes"),
+                  H5Dclose);
+  const char* hashes_data = hashes.c_str();
+  check_status(H5Dwrite(hashes_text.get(), text_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &hashes_data),
+               "cannot write input_hashes");
+
   const hsize_t count = manifest.runnable_points.size();
   Hid space(H5Screate_simple(1, &count, nullptr), H5Sclose);
   Hid points(check(H5Dcreate2(group.get(), "runnable_points", H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT,
@@ -80,6 +91,25 @@ SweepManifest read_manifest_group(hid_t file, const std::string& sweep_id, const
   manifest.spec_text = data != nullptr ? data : "";
   Hid text_space(H5Dget_space(text.get()), H5Sclose);
   H5Dvlen_reclaim(text_type.get(), text_space.get(), H5P_DEFAULT, &data);
+
+  if (H5Lexists(group.get(), "input_hashes", H5P_DEFAULT) > 0) { // absent in files of older versions
+    Hid hashes(check(H5Dopen2(group.get(), "input_hashes", H5P_DEFAULT), where + ": cannot open input_hashes"), H5Dclose);
+    char* lines = nullptr;
+    check_status(H5Dread(hashes.get(), text_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &lines),
+                 where + ": cannot read input_hashes");
+    const std::string all = lines != nullptr ? lines : "";
+    Hid hashes_space(H5Dget_space(hashes.get()), H5Sclose);
+    H5Dvlen_reclaim(text_type.get(), hashes_space.get(), H5P_DEFAULT, &lines);
+    for (std::size_t at = 0; at < all.size();) {
+      const std::size_t end = std::min(all.find('\n', at), all.size());
+      const std::string line = all.substr(at, end - at);
+      const std::size_t gap = line.find("  ");
+      if (gap == std::string::npos)
+        throw ResultsFileError(where + ": malformed input_hashes line '" + line + "'");
+      manifest.inputs.push_back({line.substr(gap + 2), line.substr(0, gap)});
+      at = end + 1;
+    }
+  }
 
   Hid points(check(H5Dopen2(group.get(), "runnable_points", H5P_DEFAULT), where + ": no runnable_points"), H5Dclose);
   Hid space(H5Dget_space(points.get()), H5Sclose);

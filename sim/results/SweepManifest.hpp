@@ -13,6 +13,13 @@
 
 namespace gpuscale::results {
 
+/// A file a sweep read, and the hash of its content when the sweep started.
+struct SweepInput {
+  std::string path; ///< relative to the sweep file's folder
+  std::string hash; ///< FNV-1a 64 of the content, 16 hex digits ("missing" for a file that was not there)
+  bool operator==(const SweepInput&) const = default;
+};
+
 struct SweepManifest {
   std::string sweep_id;
   std::string spec_path;
@@ -21,6 +28,9 @@ struct SweepManifest {
   std::vector<std::int64_t> runnable_points;
   int shard_index = 0;
   int shard_count = 1;
+  /// Every platform, catalog, workload, convergence and host-input file of the sweep's points, sorted
+  /// by path (/sweeps/<id>/input_hashes: one "hash  path" line each). Empty in files of older versions.
+  std::vector<SweepInput> inputs;
 
   /// The points this file is to hold.
   std::vector<std::int64_t> expected_points() const;
