@@ -71,9 +71,9 @@ private:
 
   void read_catalog_file(const std::string& path, MappingReader& importer, std::size_t index)
   {
-    if (std::error_code error; !fs::exists(path, error)) {
+    if (const auto problem = referenced_file_problem(path)) {
       report(diagnostics_, importer.file(), (*importer.child("imports", Presence::Optional))[index],
-             importer.path_of("imports") + "/" + std::to_string(index), "imported file '" + path + "' does not exist");
+             importer.path_of("imports") + "/" + std::to_string(index), "imported file '" + path + "' " + *problem);
       return;
     }
     platform_.source_files.push_back(path);

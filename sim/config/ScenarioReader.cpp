@@ -187,8 +187,8 @@ void read_training_tables(model::ResolvedScenario& resolved, MappingReader& scen
   const fs::path workload_dir = fs::path(s.workload_path).parent_path();
   if (convergence_key) {
     s.convergence_path = resolve(scenario.file(), *convergence_key);
-    if (std::error_code error; !fs::exists(s.convergence_path, error)) {
-      scenario.error("convergence", "convergence file '" + s.convergence_path + "' does not exist");
+    if (const auto problem = referenced_file_problem(s.convergence_path)) {
+      scenario.error("convergence", "convergence file '" + s.convergence_path + "' " + *problem);
       return;
     }
   } else if (std::error_code error; !benchmark.empty() && fs::exists(workload_dir / "convergence" / (benchmark + ".yaml"), error)) {

@@ -162,6 +162,21 @@ std::optional<YAML::Node> load_yaml_text(const std::string& text, const std::str
   return std::nullopt;
 }
 
+std::optional<std::string> referenced_file_problem(const std::string& path)
+{
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status))
+    return "does not exist";
+  if (std::filesystem::is_directory(status))
+    return "is a directory";
+  if (!std::filesystem::is_regular_file(status))
+    return "is not a regular file (a device, pipe or socket)";
+  if (std::filesystem::file_size(path, error) == 0 && !error)
+    return "is empty";
+  return std::nullopt;
+}
+
 std::optional<YAML::Node> load_json_text(const std::string& text, const std::string& display_name,
                                          Diagnostics& diagnostics)
 {
