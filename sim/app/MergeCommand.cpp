@@ -4,7 +4,9 @@
 
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "sim/results/ResultsFile.hpp"
+#include "sim/results/ResultsFileLock.hpp"
 #include "sim/results/SweepManifest.hpp"
 
 #include <fmt/format.h>
@@ -92,14 +94,13 @@ void check_same_sweep(const std::vector<Input>& inputs)
   }
 }
 
-void merge(const MergeOptions& options)
+void merge(const MergeOptions& given)
 {
+  MergeOptions options = given;
+  options.output_path = checked_output_path(given.output_path, given.inputs);
   std::vector<Input> inputs;
-  for (const auto& path : options.inputs) {
-    if (fs::exists(options.output_path) && fs::equivalent(path, options.output_path))
-      throw std::invalid_argument("the output " + options.output_path + " is also an input");
+  for (const auto& path : options.inputs)
     inputs.push_back(read_input(path));
-  }
   check_same_sweep(inputs);
 
   std::map<std::int64_t, std::pair<const Input*, const results::RunRecord*>> by_point;
@@ -129,16 +130,21 @@ void merge(const MergeOptions& options)
   const fs::path target(options.output_path);
   const std::string temporary =
       (target.parent_path() / ("." + target.filename().string() + ".merge." + std::to_string(::getpid()))).string();
+  // The output's folder stays locked until the rename, so no append to the old output slips in between.
+  const results::ResultsFileLock lock(options.output_path);
   try {
     results::SweepManifest merged = first;
     merged.shard_index = 0;
     merged.shard_count = 1;
-    results::write_sweep_manifest(temporary, merged, gpuscale_version());
+    results::write_sweep_manifest(temporary, merged, gpuscale_version(), lock);
     std::vector<results::RunToWrite> rows;
     for (const auto& [point, source] : by_point)
       rows.push_back({*source.second, results::read_scenario_text(source.first->path, source.second->run_id)});
-    results::append_runs(temporary, std::move(rows), gpuscale_version());
-    fs::rename(temporary, target);
+    results::append_runs(temporary, std::move(rows), gpuscale_version(), lock);
+    std::error_code renamed;
+    fs::rename(temporary, target, renamed);
+    if (renamed)
+      throw results::ResultsFileError(options.output_path + ": cannot replace the file: " + renamed.message());
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);

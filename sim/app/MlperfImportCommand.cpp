@@ -1,4 +1,5 @@
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "sim/app/DataPaths.hpp"
 #include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/config/MlperfRepositoryReader.hpp"
@@ -78,6 +79,7 @@ results::MlperfRunRow run_row(const model::MlperfEntry& e, const model::MlperfRu
 
 void run_import(const ImportOptions& options)
 {
+  const std::string output = checked_output_path(options.output_path);
   const config::MlperfImport imported = config::read_mlperf_repository(options.dir);
   const model::Platform catalog = config::read_platform(catalog_path());
   std::vector<results::MlperfRunRow> runs;
@@ -90,7 +92,7 @@ void run_import(const ImportOptions& options)
       valid += run.valid() ? 1 : 0;
     }
   }
-  results::write_mlperf_tables(options.output_path, runs, scores, gpuscale_version());
+  results::write_mlperf_tables(output, runs, scores, gpuscale_version());
   if (!options.quiet)
     for (const auto& problem : imported.problems)
       fmt::print(stderr, "{}\n", problem);

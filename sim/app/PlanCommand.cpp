@@ -7,6 +7,7 @@
 #include "sim/app/CatalogOption.hpp"
 #include "sim/app/BatchProfiler.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "sim/app/ScenarioRunner.hpp"
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/config/YamlFile.hpp"
@@ -157,6 +158,8 @@ void plan(const PlanOptions& options)
   const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
+  const std::string output =
+      options.output_path.empty() ? "" : checked_output_path(options.output_path, {options.scenario_path});
   std::vector<int> stages{resolved.scenario.zero_stage};
   if (options.all_stages)
     stages = {0, 1, 2, 3};
@@ -199,7 +202,7 @@ void plan(const PlanOptions& options)
         if (*e)
           rows.push_back({(*e)->outcome.record, scenario_text});
     if (!rows.empty()) {
-      const auto ids = results::append_runs(options.output_path, std::move(rows), gpuscale_version());
+      const auto ids = results::append_runs(output, std::move(rows), gpuscale_version());
       fmt::print("results    {} (rows {}-{} of /runs)\n", options.output_path, ids.front(), ids.back());
     }
   }

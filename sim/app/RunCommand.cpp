@@ -1,5 +1,6 @@
 #include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "sim/app/RunProgress.hpp"
 #include "sim/app/RunSummary.hpp"
 #include "sim/app/ScenarioRunner.hpp"
@@ -32,6 +33,8 @@ void run(const RunOptions& options)
   check_simulation_size(resolved.scenario.gpus, "scenario " + options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
+  const std::string output =
+      options.output_path.empty() ? "" : checked_output_path(options.output_path, {options.scenario_path});
   const auto& s = resolved.scenario;
   const ScenarioOutcome outcome = [&] {
     RunProgress progress(fmt::format("simulating {} GPUs x {} layers, {:.3g} cost units (GPUs x layers x micro-batches)",
@@ -40,7 +43,7 @@ void run(const RunOptions& options)
   }();
   fmt::print("{}", format_run_summary(resolved, outcome));
   if (!options.output_path.empty()) {
-    const auto ids = results::append_runs(options.output_path, {{outcome.record, scenario_text}}, gpuscale_version());
+    const auto ids = results::append_runs(output, {{outcome.record, scenario_text}}, gpuscale_version());
     fmt::print("results    {} (row {} of /runs)\n", options.output_path, ids.front());
   }
 }

@@ -3,7 +3,9 @@
 #include "sim/app/CatalogOption.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "sim/app/SweepExecution.hpp"
+#include "sim/app/SweepInputs.hpp"
 #include "sim/app/SweepJournal.hpp"
 #include "sim/app/SweepLimits.hpp"
 #include "sim/app/SweepResultsWriter.hpp"
@@ -131,6 +133,8 @@ std::set<std::int64_t> prepare_output(const SweepOptions& options, const results
           throw std::invalid_argument(options.output_path + " holds " + describe_shard(existing) +
                                       " of this sweep, not " + describe_shard(manifest) +
                                       ": write each shard to its own file and merge them");
+        if (options.resume)
+          check_sweep_inputs_unchanged(existing, manifest.inputs, options.output_path);
       }
     for (const auto& row : results::read_runs(options.output_path))
       if (row.sweep_id == manifest.sweep_id)
@@ -166,8 +170,9 @@ void report_failures(const SweepExecutionReport& report, const std::map<std::int
                failure.message);
 }
 
-void sweep(const SweepOptions& options)
+void sweep(const SweepOptions& given)
 {
+  SweepOptions options = given;
   const Shard shard = parse_shard(options.shard);
   if (options.jobs < 0)
     throw std::invalid_argument("-j expects a positive number of processes");
@@ -186,13 +191,21 @@ void sweep(const SweepOptions& options)
   }
   if (options.output_path.empty())
     throw std::invalid_argument("sweep: -o/--output is required (unless --dry-run)");
+  options.output_path = checked_output_path(given.output_path, {options.sweep_path});
 
   results::SweepManifest manifest{spec.sweep_id, spec.path, spec.text, spec.points_total, spec.runnable_indices(),
-                                  shard.index, shard.count};
+                                  shard.index, shard.count, hash_sweep_inputs(spec)};
   const bool journal_existed = fs::exists(SweepJournal::path_for(options.output_path));
   SweepJournal journal(options.output_path, spec.sweep_id);
   std::size_t recovered = 0;
-  const std::set<std::int64_t> done = prepare_output(options, manifest, journal_existed, journal, recovered);
+  std::set<std::int64_t> done;
+  try {
+    done = prepare_output(options, manifest, journal_existed, journal, recovered);
+  } catch (...) {
+    if (!journal_existed)
+      journal.remove(); // a refused output leaves no journal behind
+    throw;
+  }
   std::vector<const model::SweepPoint*> todo;
   std::map<std::int64_t, const model::SweepPoint*> by_index;
   for (const auto* point : selected) {

@@ -124,6 +124,19 @@ std::string describe_platform(const model::Platform& platform)
          plural(static_cast<std::size_t>(platform.node_count()), "node") + ")";
 }
 
+/// Whether `text` has an MLLOG record: ":::MLLOG {" on a line that is not a YAML comment (a scenario
+/// whose comment mentions the marker stays a scenario). Real logs may prefix the marker ("[1,0]<stdout>:").
+bool has_mllog_line(const std::string& text)
+{
+  for (std::size_t at = text.find(":::MLLOG {"); at != std::string::npos; at = text.find(":::MLLOG {", at + 1)) {
+    const std::size_t line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+    const std::size_t first = text.find_first_not_of(" \t", line_start);
+    if (first != std::string::npos && text[first] != '#')
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 std::string to_string(InputKind kind)
@@ -153,7 +166,7 @@ CheckedInput check_input(const std::string& path, const model::Platform* mlperf_
     Diagnostics diagnostics;
     const auto text = read_text_file(path, diagnostics);
     diagnostics.throw_if_any();
-    if (text->find(":::MLLOG") != std::string::npos)
+    if (has_mllog_line(*text))
       return {InputKind::MlperfLog, check_mlperf_log(path, *text)};
     auto root = load_yaml_text(*text, path, diagnostics);
     std::optional<InputKind> kind;

@@ -1,7 +1,9 @@
 #include "sim/config/MappingReader.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -31,6 +33,71 @@ bool is_identifier(const std::string& text)
     if (!lower_or_digit(c) && c != '-' && c != '_' && c != '.')
       return false;
   return true;
+}
+
+constexpr const char* kCoreTagPrefix = "tag:yaml.org,2002:";
+
+/// Why `node` cannot be a value of YAML 1.2 core type `core_type` ("int", "float", "bool"), or "" if
+/// it can: a quoted scalar is a string ("8" is not 8), and a tag other than the type's own (!!str,
+/// !custom) says the value is something else.
+std::string typed_scalar_problem(const YAML::Node& node, const std::string& core_type, const std::string& expected)
+{
+  const std::string& tag = node.Tag();
+  if (tag == "?" || tag.empty() || tag == kCoreTagPrefix + core_type) // "": a node built in code (a sweep axis value)
+    return "";
+  if (tag == "!" || tag == std::string(kCoreTagPrefix) + "str")
+    return "expected " + expected + ", got the string '" + node.Scalar() + "' (write it without quotes or tag)";
+  const std::string shown = tag.rfind(kCoreTagPrefix, 0) == 0 ? "!!" + tag.substr(std::string(kCoreTagPrefix).size()) : tag;
+  return "expected " + expected + ", got a value tagged '" + shown + "' (gpuscale files use no tags)";
+}
+
+/// YAML 1.2 decimal integer: [-+]?[0-9]+, without leading zeros. YAML 1.1 (yaml-cpp, PyYAML) reads
+/// 010 as octal 8 and YAML 1.2 as decimal 10; rather than guess, a leading zero is refused.
+bool decimal_integer(const std::string& text, long long& value)
+{
+  const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  if (text.size() == sign || text.find_first_not_of("0123456789", sign) != std::string::npos)
+    return false;
+  if (text[sign] == '0' && text.size() > sign + 1)
+    return false;
+  errno = 0;
+  char* end = nullptr;
+  value = std::strtoll(text.c_str(), &end, 10);
+  return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool has_leading_zero(const std::string& text)
+{
+  const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  return text.size() > sign + 1 && text[sign] == '0' && text.find_first_not_of("0123456789", sign) == std::string::npos;
+}
+
+/// The plausible range of a non-zero quantity of each dimension, in SI units, and as written in
+/// messages. Values outside are typing errors (a unit prefix too many or too few), not hardware; they
+/// would otherwise reach SimGrid as durations it cannot represent, or print as 300-digit numbers.
+/// Zero stays allowed where the field allows it (positive_quantity refuses it where it does not).
+/// Documented in platforms/SCHEMA.md ("Plausible ranges").
+struct PlausibleRange {
+  double min_si;
+  double max_si;
+  const char* what;
+  const char* min_text;
+  const char* max_text;
+};
+
+PlausibleRange plausible_range(units::Dimension dimension)
+{
+  using units::Dimension;
+  switch (dimension) {
+    case Dimension::Bytes: return {1.0, 1e15, "data size", "1 B", "1 PB"};
+    case Dimension::BytesPerSecond: return {1e6, 1e15, "bandwidth", "1 MB/s", "1 PB/s"};
+    case Dimension::Flop: return {1.0, 1e21, "FLOP count", "1 FLOP", "1e21 FLOP"};
+    case Dimension::FlopPerSecond: return {1e9, 1e18, "compute rate", "1 GFLOP/s", "1 EFLOP/s"};
+    case Dimension::Seconds: return {1e-12, 1e6, "duration", "1 ps", "1e6 s"};
+    case Dimension::Watts: return {1.0, 1e5, "power", "1 W", "100 kW"};
+    case Dimension::UsdPerHour: return {1e-6, 1e6, "price", "1e-6 USD/h", "1e6 USD/h"};
+  }
+  return {0, 0, "", "", ""};
 }
 
 /// 1e-06, 1, 1024, 1e+15: bounds as a reader would write them, not std::to_string's 0.000001 / 1024.000000.
@@ -131,7 +198,15 @@ std::optional<double> MappingReader::quantity(const std::string& key, units::Dim
   if (!value)
     return std::nullopt;
   try {
-    return units::parse_quantity(value->Scalar(), dimension);
+    const double parsed = units::parse_quantity(value->Scalar(), dimension);
+    const PlausibleRange range = plausible_range(dimension);
+    if (parsed != 0 && (parsed < range.min_si || parsed > range.max_si)) {
+      report(diagnostics_, file_, *value, path_of(key),
+             std::string("'") + value->Scalar() + "' is outside the plausible range of a " + range.what + ", " +
+                 range.min_text + " to " + range.max_text);
+      return std::nullopt;
+    }
+    return parsed;
   } catch (const units::UnitError& e) {
     report(diagnostics_, file_, *value, path_of(key), e.what());
     return std::nullopt;
@@ -155,8 +230,14 @@ std::optional<long long> MappingReader::integer(const std::string& key, long lon
   auto value = scalar(key, presence, "an integer");
   if (!value)
     return std::nullopt;
+  if (has_leading_zero(value->Scalar())) {
+    report(diagnostics_, file_, *value, path_of(key),
+           "expected a decimal integer without leading zeros, got " + value->Scalar() +
+               " (YAML 1.1 reads it as octal, YAML 1.2 as decimal)");
+    return std::nullopt;
+  }
   long long parsed = 0;
-  if (!YAML::convert<long long>::decode(*value, parsed)) {
+  if (!decimal_integer(value->Scalar(), parsed)) {
     const std::string& text = value->Scalar();
     const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
     const bool all_digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
@@ -164,6 +245,10 @@ std::optional<long long> MappingReader::integer(const std::string& key, long lon
            all_digits ? "expected an integer in [" + std::to_string(min_value) + ", " + std::to_string(max_value) +
                             "], got " + text
                       : "expected an integer, got '" + text + "'");
+    return std::nullopt;
+  }
+  if (const std::string problem = typed_scalar_problem(*value, "int", "an integer"); !problem.empty()) {
+    report(diagnostics_, file_, *value, path_of(key), problem);
     return std::nullopt;
   }
   if (parsed < min_value || parsed > max_value) {
@@ -186,6 +271,11 @@ std::optional<double> MappingReader::number(const std::string& key, double min_v
     report(diagnostics_, file_, *value, path_of(key), "expected a number, got '" + value->Scalar() + "'");
     return std::nullopt;
   }
+  const bool integer_tag = value->Tag() == std::string(kCoreTagPrefix) + "int";
+  if (const std::string problem = integer_tag ? "" : typed_scalar_problem(*value, "float", "a number"); !problem.empty()) {
+    report(diagnostics_, file_, *value, path_of(key), problem);
+    return std::nullopt;
+  }
   if (parsed < min_value || parsed > max_value) {
     report(diagnostics_, file_, *value, path_of(key),
            "expected a number in [" + shortest(min_value) + ", " + shortest(max_value) + "], got " + value->Scalar());
@@ -199,9 +289,17 @@ std::optional<bool> MappingReader::boolean(const std::string& key, Presence pres
   auto value = scalar(key, presence, "true or false");
   if (!value)
     return std::nullopt;
-  bool parsed = false;
-  if (!YAML::convert<bool>::decode(*value, parsed)) {
+  // YAML 1.2 core booleans only: YAML 1.1's yes/no/on/off/y/n are strings there.
+  static const std::map<std::string, bool> core{{"true", true},  {"True", true},   {"TRUE", true},
+                                                {"false", false}, {"False", false}, {"FALSE", false}};
+  const auto found = core.find(value->Scalar());
+  const bool parsed = found != core.end() && found->second;
+  if (found == core.end()) {
     report(diagnostics_, file_, *value, path_of(key), "expected true or false, got '" + value->Scalar() + "'");
+    return std::nullopt;
+  }
+  if (const std::string problem = typed_scalar_problem(*value, "bool", "true or false"); !problem.empty()) {
+    report(diagnostics_, file_, *value, path_of(key), problem);
     return std::nullopt;
   }
   return parsed;

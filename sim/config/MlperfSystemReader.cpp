@@ -85,7 +85,7 @@ model::MlperfSystem read_mlperf_system_text(const std::string& text, const std::
 {
   Diagnostics diagnostics;
   model::MlperfSystem system;
-  if (auto root = load_yaml_text(text, display_name, diagnostics))
+  if (auto root = load_json_text(text, display_name, diagnostics))
     system = read_system(*root, display_name, diagnostics);
   diagnostics.throw_if_any();
   return system;

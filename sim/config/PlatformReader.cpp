@@ -42,6 +42,7 @@ public:
 
   void read_cluster_file(const std::string& path)
   {
+    platform_.source_files.push_back(path);
     auto root = load_yaml_file(path, diagnostics_);
     if (!root)
       return;
@@ -96,11 +97,12 @@ private:
 
   void read_catalog_file(const std::string& path, MappingReader& importer, std::size_t index)
   {
-    if (std::error_code error; !fs::exists(path, error)) {
+    if (const auto problem = referenced_file_problem(path)) {
       report(diagnostics_, importer.file(), (*importer.child("imports", Presence::Optional))[index],
-             importer.path_of("imports") + "/" + std::to_string(index), "imported file '" + path + "' does not exist");
+             importer.path_of("imports") + "/" + std::to_string(index), "imported file '" + path + "' " + *problem);
       return;
     }
+    platform_.source_files.push_back(path);
     auto root = load_yaml_file(path, diagnostics_);
     if (!root)
       return;
@@ -127,6 +129,9 @@ private:
     auto name = gpu.identifier("name", Presence::Required);
     type.display_name = gpu.text("display_name", Presence::Optional).value_or("");
     type.vendor = gpu.text("vendor", Presence::Required).value_or("");
+    if (gpu.has("vendor") && !type.vendor.empty() &&
+        !(type.vendor == "nvidia" || type.vendor == "amd" || type.vendor == "intel" || type.vendor == "google"))
+      gpu.error("vendor", "unknown vendor '" + type.vendor + "' (known: nvidia, amd, intel, google)");
     type.generation = gpu.text("generation", Presence::Optional).value_or("");
     type.aliases = gpu.string_list("aliases", Presence::Optional).value_or(std::vector<std::string>{});
     if (auto peaks = gpu.child("peak", Presence::Required)) {

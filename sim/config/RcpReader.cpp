@@ -56,7 +56,7 @@ RcpFile read_rcp_file(const std::string& path)
 {
   Diagnostics diagnostics;
   RcpFile rcp;
-  if (auto root = load_yaml_file(path, diagnostics)) {
+  if (auto root = load_json_file(path, diagnostics)) {
     MappingReader top(*root, path, "", diagnostics);
     if (top.valid() && root->size() == 0)
       report(diagnostics, path, *root, "/", "expected at least one RCP record, got an empty object");

@@ -61,7 +61,7 @@ void read_batch_allocation(const YAML::Node& node, model::Scenario& s, MappingRe
     auto accelerator = entry.identifier("accelerator", Presence::Required);
     auto count = entry.integer("gpus", 1, kMaxGpus, Presence::Optional);
     auto micro = entry.integer("micro_batch_size", 1, kMaxBatch, Presence::Required);
-    auto accumulation = entry.integer("accumulation_steps", 1, kMaxBatch, Presence::Required);
+    auto accumulation = entry.integer("accumulation_steps", 1, model::kMaxAccumulationSteps, Presence::Required);
     entry.finish();
     if (accelerator && micro && accumulation)
       s.batch_allocation.push_back({*accelerator, count, *micro, *accumulation});
@@ -131,8 +131,8 @@ template <class Read>
 auto read_named(MappingReader& scenario, const char* key, const std::string& file, Read read, Diagnostics& diagnostics)
     -> decltype(read(file))
 {
-  if (std::error_code error; !fs::exists(file, error)) {
-    scenario.error(key, std::string(key) + " file '" + file + "' does not exist");
+  if (const auto problem = referenced_file_problem(file)) {
+    scenario.error(key, std::string(key) + " file '" + file + "' " + *problem);
     return nullptr;
   }
   try {
@@ -175,8 +175,8 @@ void read_training_tables(MappingReader& scenario, const NamedFiles& files, Scen
   const fs::path workload_dir = fs::path(s.workload_path).parent_path();
   if (files.convergence) {
     s.convergence_path = resolve(scenario.file(), *files.convergence);
-    if (std::error_code error; !fs::exists(s.convergence_path, error)) {
-      scenario.error("convergence", "convergence file '" + s.convergence_path + "' does not exist");
+    if (const auto problem = referenced_file_problem(s.convergence_path)) {
+      scenario.error("convergence", "convergence file '" + s.convergence_path + "' " + *problem);
       return;
     }
   } else if (std::error_code error; !benchmark.empty() && fs::exists(workload_dir / "convergence" / (benchmark + ".yaml"), error)) {
@@ -188,6 +188,12 @@ void read_training_tables(MappingReader& scenario, const NamedFiles& files, Scen
     if (!s.convergence_path.empty()) {
       reading.convergence_table = inputs.convergence(s.convergence_path);
       resolution_inputs.convergence = reading.convergence_table.get();
+      // Another benchmark's table would give a time to train off by its whole ratio of samples.
+      if (!benchmark.empty() && reading.convergence_table->benchmark != benchmark)
+        scenario.error(files.convergence ? "convergence" : "workload",
+                       "the convergence table " + s.convergence_path + " is for benchmark '" +
+                           reading.convergence_table->benchmark + "', the workload '" + reading.workload->name +
+                           "' is benchmark '" + benchmark + "'");
     }
     if (std::error_code error; !benchmark.empty() && fs::exists(host_file, error)) {
       reading.host_costs = inputs.host_input(host_file.string());

@@ -1,7 +1,9 @@
 #include "sim/config/WorkloadReader.hpp"
 
 #include "sim/config/MappingReader.hpp"
+#include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/YamlFile.hpp"
+#include "sim/model/BenchmarkName.hpp"
 
 #include <limits>
 #include <set>
@@ -49,6 +51,11 @@ model::Layer read_layer(MappingReader layer, std::set<std::string>& names)
       layer.quantity("cp_comm_bytes_per_sample", Dimension::Bytes, Presence::Optional).value_or(0);
   if (out.tp_comm_bytes_per_sample > 0 && !out.tp_sharded())
     layer.error("tp_comm_bytes_per_sample", "only meaningful on a column or row tensor-parallel layer");
+  // A row layer's output is all-reduced across the tensor-parallel group in forward (Megatron-LM's g):
+  // without its size that all-reduce would silently move 0 bytes.
+  if (out.tensor_parallel == model::TensorParallelMode::Row && !layer.has("tp_comm_bytes_per_sample"))
+    layer.error("tensor_parallel", "a row tensor-parallel layer needs 'tp_comm_bytes_per_sample' (the bytes of the "
+                                   "forward all-reduce of its output, per sample)");
   layer.finish();
   return out;
 }
@@ -65,6 +72,9 @@ model::WorkloadTrace read_workload(const std::string& path)
       MappingReader workload(*workload_node, path, "/workload", diagnostics);
       trace.name = workload.identifier("name", Presence::Required).value_or("");
       trace.benchmark = workload.identifier("benchmark", Presence::Optional).value_or("");
+      if (!trace.benchmark.empty() && model::benchmark_name(trace.benchmark) != trace.benchmark)
+        workload.error("benchmark", "unknown benchmark '" + trace.benchmark +
+                                        "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
       trace.description = workload.text("description", Presence::Optional).value_or("");
       if (auto precision = workload.text("precision", Presence::Required)) {
         if (auto parsed = model::parse_precision(*precision))

@@ -1,11 +1,14 @@
 #include "sim/config/YamlFile.hpp"
 
+#include "sim/config/JsonSyntax.hpp"
+
 #include <yaml-cpp/depthguard.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace gpuscale::config {
 namespace {
@@ -136,7 +139,16 @@ std::optional<YAML::Node> load_yaml_text(const std::string& text, const std::str
     return std::nullopt;
   }
   try {
-    return YAML::Load(text);
+    // One document per file: yaml-cpp's Load would silently drop whatever follows a '---' or '...'.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      const YAML::Mark mark = documents[1].Mark();
+      const bool located = mark.line >= 0 && mark.pos >= 0;
+      diagnostics.add({display_name, located ? mark.line + 1 : 0, located ? mark.column + 1 : 0, "",
+                       "a second YAML document (after '---' or '...'): an input file holds exactly one"});
+      return std::nullopt;
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own guard: it stops before its recursion can overflow the stack.
     diagnostics.add({display_name, e.mark.line + 1, e.mark.column + 1, "",
@@ -148,6 +160,37 @@ std::optional<YAML::Node> load_yaml_text(const std::string& text, const std::str
     diagnostics.add({display_name, e.mark.line + 1, e.mark.column + 1, "", "YAML error: " + e.msg});
   }
   return std::nullopt;
+}
+
+std::optional<std::string> referenced_file_problem(const std::string& path)
+{
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status))
+    return "does not exist";
+  if (std::filesystem::is_directory(status))
+    return "is a directory";
+  if (!std::filesystem::is_regular_file(status))
+    return "is not a regular file (a device, pipe or socket)";
+  if (std::filesystem::file_size(path, error) == 0 && !error)
+    return "is empty";
+  return std::nullopt;
+}
+
+std::optional<YAML::Node> load_json_text(const std::string& text, const std::string& display_name,
+                                         Diagnostics& diagnostics)
+{
+  if (!check_json_syntax(text, display_name, diagnostics))
+    return std::nullopt;
+  return load_yaml_text(text, display_name, diagnostics);
+}
+
+std::optional<YAML::Node> load_json_file(const std::string& path, Diagnostics& diagnostics)
+{
+  auto text = read_text_file(path, diagnostics);
+  if (!text)
+    return std::nullopt;
+  return load_json_text(*text, path, diagnostics);
 }
 
 std::optional<YAML::Node> load_yaml_file(const std::string& path, Diagnostics& diagnostics)

@@ -61,7 +61,8 @@ struct BatchAllocation {
 struct BatchShare {
   int micro_batch = 0;
   int accumulation = 1;
-  int samples() const { return micro_batch * accumulation; }
+  /// 64-bit: both factors may be up to 10^9 in an input that is then refused by its sum.
+  long long samples() const { return static_cast<long long>(micro_batch) * accumulation; }
   bool operator==(const BatchShare&) const = default;
 };
 

@@ -68,6 +68,16 @@ void check_uniform_batch(const Scenario& s, ConflictList& conflicts)
                       " is not a multiple of micro_batch_size x data-parallel replicas = " +
                       std::to_string(s.micro_batch_size) + " x " + std::to_string(replicas),
                   {"global_batch_size", "micro_batch_size", "gpus", "tp", "cp", "platform"});
+  const long long accumulation_steps =
+      s.micro_batch_size > 0 && replicas > 0 ? s.global_batch_size / (static_cast<long long>(s.micro_batch_size) * replicas) : 0;
+  if (accumulation_steps > kMaxAccumulationSteps)
+    conflicts.add(Kind::BatchSize, "micro_batch_size",
+                  "global batch size " + std::to_string(s.global_batch_size) + " = micro-batch " +
+                      std::to_string(s.micro_batch_size) + " x " + std::to_string(replicas) + " replicas x " +
+                      std::to_string(accumulation_steps) + " accumulation steps; at most " +
+                      std::to_string(kMaxAccumulationSteps) +
+                      " accumulation steps per training step are simulated (raise micro_batch_size)",
+                  {"micro_batch_size", "global_batch_size", "gpus", "tp", "cp", "platform"});
 }
 
 void check_precision(const Scenario& s, const Platform& platform, const WorkloadTrace& workload,

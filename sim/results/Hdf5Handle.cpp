@@ -5,6 +5,16 @@
 #include <algorithm>
 
 namespace gpuscale::results::hdf5 {
+namespace {
+
+// HDF5 closes what is still open when the process exits; a file whose flush failed (a full disk)
+// stays half-closed, and that exit-time close dereferences freed state (a segmentation fault after
+// the error was reported). Every file gpuscale writes is closed explicitly, and checked, before it
+// is renamed into place, so the exit-time pass has nothing to do that matters: it is turned off.
+// H5dont_atexit only works before the library's first call, hence a static initialiser.
+[[maybe_unused]] const bool library_kept_at_exit = H5dont_atexit() >= 0;
+
+} // namespace
 
 Handle& Handle::operator=(Handle&& other) noexcept
 {

@@ -21,6 +21,13 @@ public:
 
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
+  /// Gives up ownership (for a close whose failure must be checked); the handle becomes empty.
+  hid_t release()
+  {
+    const hid_t id = id_;
+    id_ = -1;
+    return id;
+  }
 
 private:
   hid_t id_ = -1;

@@ -2,6 +2,7 @@
 
 #include "sim/results/Hdf5Handle.hpp"
 #include "sim/results/ResultsFile.hpp"
+#include "sim/results/ResultsFileLock.hpp"
 
 #include <hdf5.h>
 
@@ -72,22 +73,28 @@ void write_tables(const std::string& path, const std::vector<PackedTable>& table
                   const std::string& gpuscale_version)
 {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const ResultsFileLock lock(path); // no writer of this folder's results files in between
   const fs::path target(path);
   const fs::path temporary =
       target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const std::string failed = path + ": cannot write the file (is the disk full?); nothing was replaced";
   try {
     Id file(checked(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                    "cannot create " + temporary.string()),
+                    path + ": cannot create a temporary file beside it"),
             H5Fclose);
     for (const auto& table : tables)
       write_one(file.get(), table, schema_version, gpuscale_version);
-    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush " + temporary.string());
+    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), failed);
+    check(H5Fclose(file.release()), failed);
+    std::error_code renamed;
+    fs::rename(temporary, target, renamed);
+    if (renamed)
+      throw ResultsFileError(path + ": cannot replace the file: " + renamed.message());
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
     throw;
   }
-  fs::rename(temporary, target);
 }
 
 PackedTable read_table(const std::string& path, const std::string& name, const TableLayout& layout)

@@ -1,6 +1,7 @@
 #include "sim/results/ResultsFile.hpp"
 
 #include "sim/results/Hdf5Handle.hpp"
+#include "sim/results/ResultsFileLock.hpp"
 
 #include <fcntl.h>
 #include <hdf5.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 namespace gpuscale::results {
 namespace {
@@ -319,12 +321,73 @@ void write_scenario_text(hid_t file, std::int64_t run_id, const RunToWrite& run)
   write_string_attribute(dataset.get(), "simgrid_config", run.record.simgrid_config);
 }
 
-void fsync_path(const fs::path& path)
+/// Writes the file's data to the disk; false (errno set) when the disk refuses it (a full disk can
+/// surface only here, on file systems that delay allocation).
+bool fsync_path(const fs::path& path)
 {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f != nullptr) {
-    ::fsync(fileno(f));
-    std::fclose(f);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  const bool synced = ::fsync(fd) == 0;
+  const int error = errno;
+  ::close(fd);
+  errno = error;
+  return synced;
+}
+
+/// A write of the temporary copy failed (disk full, file size limit, I/O error): the original is
+/// untouched and the copy is removed by the caller.
+[[noreturn]] void throw_write_failure(const std::string& path, int error)
+{
+  const std::string reason = error == ENOSPC   ? "the disk is full (No space left on device)"
+                             : error == EDQUOT ? "the disk quota is exceeded"
+                             : error == EFBIG  ? "the file size limit is reached (File too large)"
+                             : error != 0      ? std::strerror(error)
+                                               : "the HDF5 library reported a write error";
+  throw ResultsFileError(path + ": cannot write the results file: " + reason + "; nothing was written");
+}
+
+/// The copy a writer appends to; a failure to copy is a failure to write. A plain read/write loop
+/// rather than std::filesystem::copy_file, whose sendfile() path reports a full disk as EIO.
+void copy_for_append(const fs::path& from, const fs::path& to, const std::string& path)
+{
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    throw ResultsFileError(path + ": cannot read the results file: " + std::strerror(errno));
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    const int error = errno;
+    ::close(in);
+    throw_write_failure(path, error);
+  }
+  std::vector<char> buffer(1 << 20);
+  int error = 0;
+  while (error == 0) {
+    const ssize_t got = ::read(in, buffer.data(), buffer.size());
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      error = got < 0 ? errno : 0;
+      break;
+    }
+    for (ssize_t done = 0; done < got;) {
+      const ssize_t put = ::write(out, buffer.data() + done, static_cast<std::size_t>(got - done));
+      if (put < 0 && errno == EINTR)
+        continue;
+      if (put <= 0) {
+        error = put < 0 ? errno : ENOSPC;
+        break;
+      }
+      done += put;
+    }
+  }
+  ::close(in);
+  if (::close(out) != 0 && error == 0)
+    error = errno;
+  if (error != 0) {
+    std::error_code ignored;
+    fs::remove(to, ignored);
+    throw_write_failure(path, error);
   }
 }
 
@@ -363,6 +426,15 @@ void remove_stale_temporaries(const fs::path& target)
 std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
                                       const std::string& gpuscale_version)
 {
+  const ResultsFileLock lock(path);
+  return append_runs(path, std::move(runs), gpuscale_version, lock);
+}
+
+std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
+                                      const std::string& gpuscale_version, const ResultsFileLock& lock)
+{
+  if (!lock.covers(path))
+    throw std::logic_error("append_runs: the lock held is not the one of " + path);
   silence_hdf5();
   const fs::path target(path);
   const fs::path temporary = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
@@ -377,7 +449,7 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
     Handle file;
     Handle dataset;
     if (existed) {
-      fs::copy_file(target, temporary, fs::copy_options::overwrite_existing);
+      copy_for_append(target, temporary, path);
       file = open_file(temporary.string(), H5F_ACC_RDWR);
       dataset = open_runs(file.get(), path);
     } else {
@@ -407,14 +479,24 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
                    "cannot write rows");
     }
     write_string_attribute(dataset.get(), "gpuscale_version", gpuscale_version);
-    check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush results file");
+    errno = 0;
+    if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
+      throw_write_failure(path, errno);
+    dataset = Handle();
+    errno = 0;
+    if (H5Fclose(file.release()) < 0)
+      throw_write_failure(path, errno);
+    if (!fsync_path(temporary))
+      throw_write_failure(path, errno);
+    std::error_code renamed;
+    fs::rename(temporary, target, renamed);
+    if (renamed)
+      throw_write_failure(path, renamed.value());
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
     throw;
   }
-  fsync_path(temporary);
-  fs::rename(temporary, target);
   fsync_directory(target.parent_path());
   return ids;
 }

@@ -33,10 +33,20 @@ struct RunToWrite {
   std::string scenario_text;
 };
 
+class ResultsFileLock;
+
 /// Appends runs to `path`, creating it if missing; assigns run_id. Returns the ids given.
-/// If `path` exists but is not a valid results file, throws and leaves it untouched.
+/// If `path` exists but is not a valid results file, throws and leaves it untouched. Holds a
+/// ResultsFileLock on the folder from the first read to the rename, so concurrent writers (runs,
+/// sweeps, plans, merges) queue instead of losing each other's rows. A write that fails (full disk,
+/// file size limit) throws ResultsFileError naming the cause and leaves the file as it was.
 std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
                                       const std::string& gpuscale_version);
+
+/// The same, for a caller that already holds the lock of `path`'s folder (std::logic_error if
+/// `lock` is another folder's).
+std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
+                                      const std::string& gpuscale_version, const ResultsFileLock& lock);
 
 /// All rows, in file order.
 std::vector<RunRecord> read_runs(const std::string& path);

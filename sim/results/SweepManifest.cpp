@@ -2,12 +2,14 @@
 
 #include "sim/results/Hdf5Handle.hpp"
 #include "sim/results/ResultsFile.hpp"
+#include "sim/results/ResultsFileLock.hpp"
 
 #include <hdf5.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace gpuscale::results {
@@ -47,6 +49,17 @@ void write_manifest_group(hid_t file, const SweepManifest& manifest)
   const char* data = manifest.spec_text.c_str();
   check_status(H5Dwrite(text.get(), text_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &data), "cannot write spec_text");
 
+  std::string hashes;
+  for (const auto& input : manifest.inputs)
+    hashes += input.hash + "  " + input.path + "\n";
+  Hid hashes_text(check(H5Dcreate2(group.get(), "input_hashes", text_type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        "cannot create " + name + "/input_hashes"),
+                  H5Dclose);
+  const char* hashes_data = hashes.c_str();
+  check_status(H5Dwrite(hashes_text.get(), text_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &hashes_data),
+               "cannot write input_hashes");
+
   const hsize_t count = manifest.runnable_points.size();
   Hid space(H5Screate_simple(1, &count, nullptr), H5Sclose);
   Hid points(check(H5Dcreate2(group.get(), "runnable_points", H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT,
@@ -78,6 +91,25 @@ SweepManifest read_manifest_group(hid_t file, const std::string& sweep_id, const
   manifest.spec_text = data != nullptr ? data : "";
   Hid text_space(H5Dget_space(text.get()), H5Sclose);
   H5Dvlen_reclaim(text_type.get(), text_space.get(), H5P_DEFAULT, &data);
+
+  if (H5Lexists(group.get(), "input_hashes", H5P_DEFAULT) > 0) { // absent in files of older versions
+    Hid hashes(check(H5Dopen2(group.get(), "input_hashes", H5P_DEFAULT), where + ": cannot open input_hashes"), H5Dclose);
+    char* lines = nullptr;
+    check_status(H5Dread(hashes.get(), text_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &lines),
+                 where + ": cannot read input_hashes");
+    const std::string all = lines != nullptr ? lines : "";
+    Hid hashes_space(H5Dget_space(hashes.get()), H5Sclose);
+    H5Dvlen_reclaim(text_type.get(), hashes_space.get(), H5P_DEFAULT, &lines);
+    for (std::size_t at = 0; at < all.size();) {
+      const std::size_t end = std::min(all.find('\n', at), all.size());
+      const std::string line = all.substr(at, end - at);
+      const std::size_t gap = line.find("  ");
+      if (gap == std::string::npos)
+        throw ResultsFileError(where + ": malformed input_hashes line '" + line + "'");
+      manifest.inputs.push_back({line.substr(gap + 2), line.substr(0, gap)});
+      at = end + 1;
+    }
+  }
 
   Hid points(check(H5Dopen2(group.get(), "runnable_points", H5P_DEFAULT), where + ": no runnable_points"), H5Dclose);
   Hid space(H5Dget_space(points.get()), H5Sclose);
@@ -116,27 +148,46 @@ std::string SweepManifest::shard_label() const
 
 void write_sweep_manifest(const std::string& path, const SweepManifest& manifest, const std::string& gpuscale_version)
 {
+  const ResultsFileLock lock(path);
+  write_sweep_manifest(path, manifest, gpuscale_version, lock);
+}
+
+void write_sweep_manifest(const std::string& path, const SweepManifest& manifest, const std::string& gpuscale_version,
+                          const ResultsFileLock& lock)
+{
+  if (!lock.covers(path))
+    throw std::logic_error("write_sweep_manifest: the lock held is not the one of " + path);
   if (!fs::exists(path))
-    append_runs(path, {}, gpuscale_version);
+    append_runs(path, {}, gpuscale_version, lock);
   else
     read_runs(path); // a foreign or corrupt file is reported, never replaced
   const fs::path target(path);
   const fs::path temporary =
       target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const std::string failed = path + ": cannot write the sweep manifest (is the disk full?); the file is unchanged";
   try {
-    fs::copy_file(target, temporary, fs::copy_options::overwrite_existing);
+    std::error_code copied;
+    fs::copy_file(target, temporary, fs::copy_options::overwrite_existing, copied);
+    if (copied)
+      throw ResultsFileError(path + ": cannot write the sweep manifest: " + copied.message() + "; the file is unchanged");
     {
       H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
       Hid file(check(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "cannot open " + temporary.string()),
                H5Fclose);
       write_manifest_group(file.get(), manifest);
-      check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush " + temporary.string());
+      check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), failed);
+      check_status(H5Fclose(file.release()), failed);
     }
     if (std::FILE* f = std::fopen(temporary.c_str(), "rb")) {
-      ::fsync(fileno(f));
+      const bool synced = ::fsync(fileno(f)) == 0;
       std::fclose(f);
+      if (!synced)
+        throw ResultsFileError(failed);
     }
-    fs::rename(temporary, target);
+    std::error_code renamed;
+    fs::rename(temporary, target, renamed);
+    if (renamed)
+      throw ResultsFileError(path + ": cannot replace the results file: " + renamed.message());
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);

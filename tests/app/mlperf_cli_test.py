@@ -65,7 +65,7 @@ with tempfile.TemporaryDirectory() as tmp:
           "check refuses what predict refuses: " + failure.stderr)
     malformed = os.path.join(data, "invalid_malformed.json")
     failure = run("predict", "--system", malformed, "--benchmark", "bert")
-    check(failure.returncode == 2 and malformed + ":6:1: error: YAML syntax error" in failure.stderr, failure.stderr)
+    check(failure.returncode == 2 and malformed + ":6:1: error: unexpected end of the JSON text (an object is not closed)" in failure.stderr, failure.stderr)
     failure = run("predict", "--system", os.path.join(data, "hand_built_mi300x_8.json"), "--benchmark", "bert",
                   "--gbs", "7")
     check(failure.returncode == 2 and "global batch 7 does not divide over 8 GPUs" in failure.stderr, failure.stderr)

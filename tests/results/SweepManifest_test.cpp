@@ -22,7 +22,7 @@ std::string temporary_path(const std::string& name)
 SweepManifest example(int shard_index, int shard_count)
 {
   return {"0123456789abcdef", "sweeps/x.yaml", "scenario: {}\nsweep: {}\n", 10, {0, 2, 3, 5, 7, 8, 9}, shard_index,
-          shard_count};
+          shard_count, {{"../platforms/a b.yaml", "00112233aabbccdd"}, {"../workloads/w.yaml", "missing"}}};
 }
 
 } // namespace
