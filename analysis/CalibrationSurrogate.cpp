@@ -10,12 +10,13 @@ namespace gpuscale::analysis {
 namespace {
 
 // Bounds (values, not coordinates). Efficiencies are fractions of datasheet peaks.
-constexpr double kComputeLow = 0.02, kComputeHigh = 2.0, kComputeStart = 0.4;
-constexpr double kGenerationLow = 0.2, kGenerationHigh = 3.0;
-constexpr double kMemoryLow = 0.05, kMemoryHigh = 3.0, kMemoryStart = 0.7;
-constexpr double kNetworkLow = 0.02, kNetworkHigh = 2.0, kNetworkStart = 0.7;
-constexpr double kOverheadHighMin = 30.0, kOverheadStartMin = 1.0;
-constexpr double kStepOverheadHigh_s = 2.0, kStepOverheadStart_s = 0.01;
+// Bounds: model::ParameterRange (one definition for the fit, the reader and scenarios); starting points here.
+constexpr double kComputeLow = model::kComputeRange.lower, kComputeHigh = model::kComputeRange.upper, kComputeStart = 0.4;
+constexpr double kGenerationLow = model::kGenerationRange.lower, kGenerationHigh = model::kGenerationRange.upper;
+constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kMemoryRange.upper, kMemoryStart = 0.7;
+constexpr double kNetworkLow = model::kNetworkRange.lower, kNetworkHigh = model::kNetworkRange.upper, kNetworkStart = 0.7;
+constexpr double kOverheadHighMin = model::kRunOverheadRange_s.upper / 60.0, kOverheadStartMin = 1.0; // the fit works in minutes
+constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepOverheadStart_s = 0.01;
 
 } // namespace
 

@@ -10,16 +10,17 @@ namespace {
 
 using units::Dimension;
 
-constexpr double kMaxEfficiency = 3.0; // factors and effective compute fractions may exceed 1 (CALIBRATION.md)
-
-model::CalibratedValue read_value(MappingReader reader, bool seconds)
+model::CalibratedValue read_value(MappingReader reader, bool seconds, model::ParameterRange range)
 {
   model::CalibratedValue value;
   if (seconds) {
     value.value = reader.quantity("value", Dimension::Seconds, Presence::Required).value_or(0);
+    if (value.value < range.lower || value.value > range.upper)
+      reader.error("value", fmt::format("expected a duration in [{} s, {} s], got {} s", range.lower, range.upper,
+                                        value.value));
     value.standard_error = reader.quantity("standard_error", Dimension::Seconds, Presence::Optional).value_or(0);
   } else {
-    value.value = reader.number("value", 1e-6, kMaxEfficiency, Presence::Required).value_or(0);
+    value.value = reader.number("value", range.lower, range.upper, Presence::Required).value_or(0);
     value.standard_error = reader.number("standard_error", 0, 1e6, Presence::Optional).value_or(0);
   }
   value.results = static_cast<int>(reader.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
@@ -32,6 +33,7 @@ model::CalibratedValue read_value(MappingReader reader, bool seconds)
 void read_group(MappingReader& parent, const std::string& key, bool seconds,
                 std::map<std::string, model::CalibratedValue>& out)
 {
+  const model::ParameterRange range = model::parameter_range(key);
   auto node = parent.child(key, Presence::Optional);
   if (!node)
     return;
@@ -40,7 +42,8 @@ void read_group(MappingReader& parent, const std::string& key, bool seconds,
     return;
   for (auto it = node->begin(); it != node->end(); ++it) {
     const std::string name = it->first.Scalar();
-    out[name] = read_value(MappingReader(it->second, parent.file(), group.path_of(name), parent.diagnostics()), seconds);
+    out[name] = read_value(MappingReader(it->second, parent.file(), group.path_of(name), parent.diagnostics()),
+                           seconds, range);
     (void)group.child(name, Presence::Optional);
   }
   group.finish();

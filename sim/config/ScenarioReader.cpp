@@ -4,6 +4,7 @@
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/ScenarioMappingReader.hpp"
 #include "sim/config/YamlFile.hpp"
+#include "sim/model/Calibration.hpp"
 #include "sim/model/ScenarioResolution.hpp"
 
 #include <algorithm>
@@ -25,9 +26,13 @@ std::string resolve(const std::string& scenario_path, const std::string& relativ
 
 void read_efficiency(MappingReader reader, model::Efficiency& efficiency)
 {
-  efficiency.compute = reader.number("compute", 1e-6, 1.0, Presence::Optional).value_or(efficiency.compute);
-  efficiency.network = reader.number("network", 1e-6, 1.0, Presence::Optional).value_or(efficiency.network);
-  efficiency.memory = reader.number("memory", 1e-6, 1.0, Presence::Optional).value_or(efficiency.memory);
+  // Up to the calibration's own bounds (model::ParameterRange): a scenario may state what the calibration gives.
+  efficiency.compute =
+      reader.number("compute", 1e-6, model::kComputeRange.upper, Presence::Optional).value_or(efficiency.compute);
+  efficiency.network =
+      reader.number("network", 1e-6, model::kNetworkRange.upper, Presence::Optional).value_or(efficiency.network);
+  efficiency.memory =
+      reader.number("memory", 1e-6, model::kMemoryRange.upper, Presence::Optional).value_or(efficiency.memory);
   efficiency.step_overhead_s =
       reader.quantity("step_overhead", Dimension::Seconds, Presence::Optional).value_or(efficiency.step_overhead_s);
   reader.finish();

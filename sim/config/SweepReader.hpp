@@ -11,11 +11,11 @@
 ///     global_batch_size: [256, 1024]
 ///     skip_invalid: true      # skip combinations whose GPU count or batch sizes do not fit
 ///
-/// Swept keys: gpus, platform, workload, zero_stage, global_batch_size, micro_batch_size, collective.
-/// A swept key may be left out of scenario:, or given there too (the sweep's values replace it). Every
-/// other scenario key applies to all points. Points are numbered as in SweepSpec.hpp; the platform
-/// and workload files of each pair are read once, with read_scenario's checks; the checks that depend
-/// on a point's values (GPU count against the platform and tp x cp, batch divisibility) run per point.
+/// Every scenario key but `name` can be swept; a swept key may be left out of scenario:, or given there
+/// too (the sweep's values replace it). Every other scenario key applies to all points. Each point is
+/// the base scenario with its values in place, read and resolved by read_scenario_point exactly as
+/// read_scenario reads a file (the files it names read once for all points). Format, numbering and
+/// what is skipped: docs/SWEEPS.md.
 
 #include "sim/model/SweepSpec.hpp"
 
@@ -27,9 +27,9 @@ namespace gpuscale::config {
 inline constexpr long long kMaxSweepPoints = 1'000'000;
 
 /// Reads and expands `path`; platform and workload paths are relative to it. Throws ConfigError with
-/// every problem: bad lists (located at the item), the base scenario's errors, errors in the files
-/// it names, and, without `skip_invalid: true`, each combination whose GPU count or batch sizes do not
-/// fit (located at the list item responsible).
+/// every problem: bad lists and values (located at the item), the base scenario's errors, errors in
+/// the files it names, and, without `skip_invalid: true`, each combination whose values do not fit
+/// together (located at the list item most responsible).
 model::SweepSpec read_sweep(const std::string& path);
 
 } // namespace gpuscale::config

@@ -1,6 +1,7 @@
 #include "sim/model/Calibration.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace gpuscale::model {
 
@@ -47,6 +48,23 @@ std::optional<int> Calibration::batch_size_for(const std::string& benchmark, int
   if (largest != nullptr)
     return largest->global_batch_size;
   return std::nullopt;
+}
+
+ParameterRange parameter_range(const std::string& key)
+{
+  if (key == "compute")
+    return kComputeRange;
+  if (key == "generation")
+    return kGenerationRange;
+  if (key == "memory")
+    return kMemoryRange;
+  if (key == "network")
+    return kNetworkRange;
+  if (key == "step_overhead")
+    return kStepOverheadRange_s;
+  if (key == "overhead")
+    return kRunOverheadRange_s;
+  throw std::invalid_argument("no calibration parameter group '" + key + "'");
 }
 
 std::string fabric_class_of(const Platform& platform, int gpus)

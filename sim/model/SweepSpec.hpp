@@ -1,10 +1,10 @@
 #pragma once
-/// A sweep: lists of values for a few scenario fields, whose product over a base scenario gives the
-/// points to simulate. Points are numbered by their position in the full product (skipped points keep
-/// their number), so a point has the same number across resumes and shards.
-///
-///   index = (((((platform * W + workload) * Z + zero_stage) * C + collective) * G + global_batch)
-///             * M + micro_batch) * N + gpus        (gpus varies fastest)
+/// A sweep: lists of values for scenario keys, whose product over a base scenario gives the points to
+/// simulate. Points are numbered by their position in the full product (skipped points keep their
+/// number), so a point has the same number across resumes and shards. The axes vary slowest first in
+/// the order platform, workload, the other swept keys as the sweep lists them, zero_stage, collective,
+/// global_batch_size, micro_batch_size, gpus (fastest); index = mixed-radix number of the items'
+/// positions in that order (docs/SWEEPS.md).
 
 #include "sim/model/Scenario.hpp"
 
