@@ -56,7 +56,7 @@ void run_calibrate(const CalibrateOptions& options)
   const model::Calibration reference =
       options.reference_path.empty() ? config::default_calibration() : config::read_calibration(options.reference_path);
   const CaseSet set = prepare_calibration_cases(options.mlperf_dir, reference,
-                                                {options.workers, options.max_accelerators, true});
+                                                {options.workers, options.max_accelerators, print_case_progress});
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   fmt::print("results    {} simulated ({:.0f} s of simulation, slowest {:.1f} s: {}), {} left out{}\n",
@@ -68,7 +68,7 @@ void run_calibrate(const CalibrateOptions& options)
 
   // Where SimGrid's reference step equals the analytical executor's, no two transfers shared a
   // link: the re-simulation below runs analytically there, on SimGrid elsewhere.
-  const auto excess = contention_excess(set, options.workers, true);
+  const auto excess = contention_excess(set, options.workers, print_case_progress);
   print_contention(set, excess);
 
   const analysis::ParameterSpace space(set.cases);
@@ -93,7 +93,7 @@ void run_calibrate(const CalibrateOptions& options)
     if (std::abs(excess[i]) <= kUncontendedExcess)
       scenarios[i].scenario.executor = model::StepExecutorKind::Analytical;
   }
-  const auto simulated = simulate_minutes(scenarios, fitted, options.workers, true);
+  const auto simulated = simulate_minutes(scenarios, fitted, options.workers, print_case_progress);
   std::vector<double> differences;
   for (std::size_t i = 0; i < simulated.size(); ++i)
     if (std::isfinite(simulated[i]))

@@ -31,13 +31,6 @@ std::vector<double> run_signature(const model::MlperfEntry& e)
   return starts;
 }
 
-void print_progress(const char* what, std::size_t done, std::size_t total)
-{
-  fmt::print(stderr, "\r{} {}/{}", what, done, total);
-  if (done == total)
-    fmt::print(stderr, "\n");
-}
-
 analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const MlperfScenario& scenario,
                                     const results::RunRecord& r)
 {
@@ -126,7 +119,7 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
     scenarios.push_back(b.resolved);
   const auto runs = run_scenarios_parallel(scenarios, options.workers, [&](std::size_t done, std::size_t total) {
     if (options.progress)
-      print_progress("simulating", done, total);
+      options.progress("simulating", done, total);
   });
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& run = runs[i];
@@ -152,14 +145,14 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
   return set;
 }
 
-std::vector<double> contention_excess(const CaseSet& set, int workers, bool progress)
+std::vector<double> contention_excess(const CaseSet& set, int workers, const CaseProgress& progress)
 {
   auto scenarios = set.scenarios;
   for (auto& resolved : scenarios)
     resolved.scenario.executor = model::StepExecutorKind::Analytical;
   const auto runs = run_scenarios_parallel(scenarios, workers, [&](std::size_t done, std::size_t total) {
     if (progress)
-      print_progress("contention-free", done, total);
+      progress("contention-free", done, total);
   });
   std::vector<double> excess;
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -172,13 +165,14 @@ std::vector<double> contention_excess(const CaseSet& set, int workers, bool prog
 }
 
 std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,
-                                     const std::vector<model::Efficiency>& efficiencies, int workers, bool progress)
+                                     const std::vector<model::Efficiency>& efficiencies, int workers,
+                                     const CaseProgress& progress)
 {
   for (std::size_t i = 0; i < scenarios.size(); ++i)
     scenarios[i].scenario.efficiency = efficiencies[i];
   const auto runs = run_scenarios_parallel(scenarios, workers, [&](std::size_t done, std::size_t total) {
     if (progress)
-      print_progress("re-simulating", done, total);
+      progress("re-simulating", done, total);
   });
   std::vector<double> minutes;
   for (const auto& run : runs)

@@ -13,15 +13,19 @@
 #include "sim/model/MlperfRun.hpp"
 #include "sim/model/Scenario.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace gpuscale::app {
 
+/// Called after each simulation of a batch: what is being simulated, how many are done, of how many.
+using CaseProgress = std::function<void(const char* what, std::size_t done, std::size_t total)>;
+
 struct CaseOptions {
   int workers = 2;
   int max_accelerators = 0; ///< 0: no limit; else results on more accelerators are left out
-  bool progress = false;    ///< print a progress line to stderr
+  CaseProgress progress;    ///< empty: silent
 };
 
 struct CaseSet {
@@ -50,11 +54,12 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
 /// kUncontendedExcess no two transfers shared a link at once, and the analytical executor gives the
 /// case's simulation.
 inline constexpr double kUncontendedExcess = 1e-6;
-std::vector<double> contention_excess(const CaseSet& set, int workers, bool progress);
+std::vector<double> contention_excess(const CaseSet& set, int workers, const CaseProgress& progress);
 
 /// Re-simulates `scenarios` with the efficiencies given per scenario; minutes to train, NaN where a
 /// simulation failed.
 std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,
-                                     const std::vector<model::Efficiency>& efficiencies, int workers, bool progress);
+                                     const std::vector<model::Efficiency>& efficiencies, int workers,
+                                     const CaseProgress& progress);
 
 } // namespace gpuscale::app

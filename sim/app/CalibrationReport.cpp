@@ -93,4 +93,11 @@ void write_calibration_file(const std::string& path, const model::Calibration& c
   std::filesystem::rename(temporary, path);
 }
 
+void print_case_progress(const char* what, std::size_t done, std::size_t total)
+{
+  fmt::print(stderr, "\r{} {}/{}", what, done, total);
+  if (done == total)
+    fmt::print(stderr, "\n");
+}
+
 } // namespace gpuscale::app

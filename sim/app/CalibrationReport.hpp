@@ -30,4 +30,7 @@ void write_calibration_file(const std::string& path, const model::Calibration& c
 /// One line per parameter: name, value, 1-sigma, results, identified.
 std::string format_parameter_table(const model::Calibration& calibration);
 
+/// Draws the calibration's simulation progress on stderr ("simulating 12/229"), for CaseOptions::progress.
+void print_case_progress(const char* what, std::size_t done, std::size_t total);
+
 } // namespace gpuscale::app

@@ -4,6 +4,7 @@
 #include "sim/app/RunProgress.hpp"
 #include "sim/app/RunSummary.hpp"
 #include "sim/app/ScenarioRunner.hpp"
+#include "sim/app/SimulationCost.hpp"
 #include "sim/app/SweepProgress.hpp"
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/config/YamlFile.hpp"

@@ -8,6 +8,7 @@
 #include "sim/app/SweepInputs.hpp"
 #include "sim/app/SweepJournal.hpp"
 #include "sim/app/SweepLimits.hpp"
+#include "sim/app/SweepProgress.hpp"
 #include "sim/app/SweepResultsWriter.hpp"
 #include "sim/config/SweepReader.hpp"
 #include "sim/results/ResultsFile.hpp"
@@ -21,11 +22,38 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
 namespace gpuscale::app {
 namespace {
+
+/// The sweep's progress on the terminal: a redrawn line when stdout is one (SweepProgress), and the
+/// interrupt notice.
+class TerminalSweepObserver final : public SweepObserver {
+public:
+  explicit TerminalSweepObserver(bool interactive) : interactive_(interactive) {}
+  void started(std::size_t points, double total_cost) override { progress_.emplace(points, total_cost, interactive_); }
+  void discounted(double cost) override { progress_->discount(cost); }
+  void progressed(std::size_t done, std::size_t failed, double cost_done) override
+  {
+    progress_->update(done, failed, cost_done);
+  }
+  void interrupted(std::size_t running) override
+  {
+    fmt::print("\ninterrupted: waiting for {} running simulation(s) to finish (Ctrl-C again to abandon them)\n",
+               running);
+  }
+  void finished(std::size_t done, std::size_t failed, double cost_done) override
+  {
+    progress_->finish(done, failed, cost_done);
+  }
+
+private:
+  bool interactive_;
+  std::optional<SweepProgress> progress_;
+};
 
 namespace fs = std::filesystem;
 
@@ -221,7 +249,8 @@ void sweep(const SweepOptions& given)
   SweepResultsWriter writer(options.output_path, journal,
                             {options.flush_rows, std::chrono::milliseconds(static_cast<long long>(1000 * options.flush_seconds))},
                             gpuscale_version());
-  const SweepExecutionReport report = execute_sweep(todo, spec.sweep_id, workers, writer, ::isatty(STDOUT_FILENO) == 1);
+  TerminalSweepObserver observer(::isatty(STDOUT_FILENO) == 1);
+  const SweepExecutionReport report = execute_sweep(todo, spec.sweep_id, workers, writer, observer);
   const double rate = report.elapsed_s > 0 ? static_cast<double>(report.finished + report.failed.size()) / report.elapsed_s : 0;
   fmt::print("done       {} simulation(s) in {:.2f} s ({:.1f} per second with {} process(es)): {} ok, {} infeasible; "
              "{} append(s) to {}\n",

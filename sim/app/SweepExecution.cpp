@@ -1,11 +1,10 @@
 #include "sim/app/SweepExecution.hpp"
 
 #include "sim/app/ScenarioRunner.hpp"
-#include "sim/app/SweepProgress.hpp"
+#include "sim/app/SimulationCost.hpp"
 #include "sim/app/SweepWorkerPool.hpp"
 
-#include <fmt/format.h>
-
+#include <chrono>
 #include <csignal>
 #include <map>
 
@@ -75,8 +74,9 @@ double expected_cost_units(const model::SweepPoint& point)
 } // namespace
 
 SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& points, const std::string& sweep_id,
-                                   int workers, SweepResultsWriter& writer, bool interactive_progress)
+                                   int workers, SweepResultsWriter& writer, SweepObserver& observer)
 {
+  const auto start = std::chrono::steady_clock::now();
   SweepExecutionReport report;
   SignalScope signals;
   SweepWorkerPool pool(workers);
@@ -87,7 +87,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
     by_index[point->index] = point;
     total_cost += cost_of[point->index] = expected_cost_units(*point);
   }
-  SweepProgress progress(points.size(), total_cost, interactive_progress);
+  observer.started(points.size(), total_cost);
   double cost_done = 0;
 
   std::size_t next = 0;
@@ -102,7 +102,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
     }
     results::RunToWrite run{results::decode_run_record(finished.payload), by_index.at(finished.job)->scenario_text};
     if (run.record.outcome == results::Outcome::Infeasible)
-      progress.discount(cost_of.at(finished.job)); // a memory check, not a simulation: it cost nothing
+      observer.discounted(cost_of.at(finished.job)); // a memory check, not a simulation: it cost nothing
     else
       cost_done += cost_of.at(finished.job);
     run.record.sweep_id = sweep_id;
@@ -122,8 +122,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
       announced = true;
       report.interrupted = true;
       if (g_terminated == 0 && pool.running() > 0)
-        fmt::print("\ninterrupted: waiting for {} running simulation(s) to finish (Ctrl-C again to abandon them)\n",
-                   pool.running());
+        observer.interrupted(pool.running());
     }
     if (g_interrupts > 1 || g_terminated != 0) {
       for (const auto& finished : pool.kill_all())
@@ -139,11 +138,11 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
     for (const auto& finished : pool.wait(std::chrono::milliseconds(200)))
       handle(finished);
     writer.flush_if_due();
-    progress.update(report.finished + report.failed.size(), report.failed.size(), cost_done);
+    observer.progressed(report.finished + report.failed.size(), report.failed.size(), cost_done);
   }
   writer.flush();
-  progress.finish(report.finished + report.failed.size(), report.failed.size(), cost_done);
-  report.elapsed_s = progress.elapsed_s();
+  observer.finished(report.finished + report.failed.size(), report.failed.size(), cost_done);
+  report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

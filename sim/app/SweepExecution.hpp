@@ -27,8 +27,25 @@ struct SweepExecutionReport {
   double elapsed_s = 0;
 };
 
+/// What a running sweep reports; the command line draws it (the sweep itself never prints). Costs are
+/// in simulation cost units (simulation_cost_units: GPUs x layers x micro-batches).
+class SweepObserver {
+public:
+  virtual ~SweepObserver() = default;
+  /// Before the first point: `points` to run, expected to cost `total_cost` units together.
+  virtual void started(std::size_t points, double total_cost) = 0;
+  /// A point finished without costing its estimate (an infeasible one is a memory check, not a simulation).
+  virtual void discounted(double cost) = 0;
+  /// After each wait for points: `done` finished, `failed` of them without a row, `cost_done` units.
+  virtual void progressed(std::size_t done, std::size_t failed, double cost_done) = 0;
+  /// The first interrupt: no new point starts, the `running` ones are waited for.
+  virtual void interrupted(std::size_t running) = 0;
+  /// Everything is written: the final state.
+  virtual void finished(std::size_t done, std::size_t failed, double cost_done) = 0;
+};
+
 /// Runs `points` with `workers` processes; rows carry `sweep_id` and their point index.
 SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& points, const std::string& sweep_id,
-                                   int workers, SweepResultsWriter& writer, bool interactive_progress);
+                                   int workers, SweepResultsWriter& writer, SweepObserver& observer);
 
 } // namespace gpuscale::app

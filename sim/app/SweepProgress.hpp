@@ -14,11 +14,6 @@
 
 namespace gpuscale::app {
 
-/// What simulating one step of `scenario` costs, in cost units: GPU actors x layers x micro-batches per
-/// step (every GPU runs each layer forward and backward once per micro-batch, and the engine's events
-/// and the collectives between them grow alike). Only ratios matter: SweepProgress learns the seconds
-/// per unit from the points done.
-double simulation_cost_units(const model::Scenario& scenario, const model::WorkloadTrace& workload);
 
 class SweepProgress {
 public:

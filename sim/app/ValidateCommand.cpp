@@ -55,7 +55,7 @@ void run_validate(const ValidateOptions& options)
                                            ? config::default_calibration()
                                            : config::read_calibration(options.calibration_path);
   const CaseSet set =
-      prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, true});
+      prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, print_case_progress});
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   const auto& cases = set.cases;

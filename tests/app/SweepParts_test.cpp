@@ -1,5 +1,6 @@
 // The parts of `gpuscale sweep`: the worker pool, the journal, the batched writer, the progress line.
 
+#include "sim/app/SimulationCost.hpp"
 #include "sim/app/SweepJournal.hpp"
 #include "sim/app/SweepProgress.hpp"
 #include "sim/app/SweepResultsWriter.hpp"
