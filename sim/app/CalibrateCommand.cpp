@@ -1,9 +1,9 @@
-#include "sim/app/CalibrationCases.hpp"
+#include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/CalibrationReport.hpp"
 #include "sim/app/Commands.hpp"
-#include "analysis/CalibrationFit.hpp"
-#include "analysis/CrossValidation.hpp"
-#include "analysis/PredictionIntervals.hpp"
+#include "analysis/calibration/CalibrationFit.hpp"
+#include "analysis/calibration/CrossValidation.hpp"
+#include "analysis/calibration/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
 
 #include <fmt/format.h>
@@ -28,18 +28,18 @@ struct CalibrateOptions {
 
 /// How many results are uncontended, and by how much SimGrid exceeds the contention-free step in
 /// the others.
-void print_contention(const CaseSet& set, const std::vector<double>& excess)
+void print_contention(const mlperf::CaseSet& set, const std::vector<double>& excess)
 {
   std::vector<double> contended_pct;
   std::size_t worst = 0;
   for (std::size_t i = 0; i < excess.size(); ++i) {
-    if (std::isfinite(excess[i]) && std::abs(excess[i]) > kUncontendedExcess)
+    if (std::isfinite(excess[i]) && std::abs(excess[i]) > mlperf::kUncontendedExcess)
       contended_pct.push_back(100 * excess[i]);
     if (std::isfinite(excess[i]) && !(std::abs(excess[i]) <= std::abs(excess[worst])))
       worst = i;
   }
   const auto uncontended = static_cast<std::size_t>(std::count_if(
-      excess.begin(), excess.end(), [](double e) { return std::abs(e) <= kUncontendedExcess; }));
+      excess.begin(), excess.end(), [](double e) { return std::abs(e) <= mlperf::kUncontendedExcess; }));
   fmt::print("contention {} of {} results uncontended (SimGrid = analytical executor to 1e-6: re-simulated "
              "analytically){}\n",
              uncontended, excess.size(),
@@ -55,7 +55,7 @@ void run_calibrate(const CalibrateOptions& options)
   const auto start = std::chrono::steady_clock::now();
   const model::Calibration reference =
       options.reference_path.empty() ? config::default_calibration() : config::read_calibration(options.reference_path);
-  const CaseSet set = prepare_calibration_cases(options.mlperf_dir, reference,
+  const mlperf::CaseSet set = mlperf::prepare_calibration_cases(options.mlperf_dir, reference,
                                                 {options.workers, options.max_accelerators, print_case_progress});
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
@@ -68,7 +68,7 @@ void run_calibrate(const CalibrateOptions& options)
 
   // Where SimGrid's reference step equals the analytical executor's, no two transfers shared a
   // link: the re-simulation below runs analytically there, on SimGrid elsewhere.
-  const auto excess = contention_excess(set, options.workers, print_case_progress);
+  const auto excess = mlperf::contention_excess(set, options.workers, print_case_progress);
   print_contention(set, excess);
 
   const analysis::ParameterSpace space(set.cases);
@@ -90,10 +90,10 @@ void run_calibrate(const CalibrateOptions& options)
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     if (scenarios[i].convergence) // the calibrated overhead, as a run with this calibration adds it
       scenarios[i].convergence->run_start_overhead_s += space.overhead_s(set.cases[i].benchmark, fit.x);
-    if (std::abs(excess[i]) <= kUncontendedExcess)
+    if (std::abs(excess[i]) <= mlperf::kUncontendedExcess)
       scenarios[i].scenario.executor = model::StepExecutorKind::Analytical;
   }
-  const auto simulated = simulate_minutes(scenarios, fitted, options.workers, print_case_progress);
+  const auto simulated = mlperf::simulate_minutes(scenarios, fitted, options.workers, print_case_progress);
   std::vector<double> differences;
   for (std::size_t i = 0; i < simulated.size(); ++i)
     if (std::isfinite(simulated[i]))

@@ -2,7 +2,7 @@
 /// Turns a fit into a model::Calibration (parameters with uncertainties, batch-size rules) and
 /// formats the parameter table the calibrate command prints.
 
-#include "analysis/CalibrationFit.hpp"
+#include "analysis/calibration/CalibrationFit.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/MlperfRun.hpp"
 
@@ -30,7 +30,7 @@ void write_calibration_file(const std::string& path, const model::Calibration& c
 /// One line per parameter: name, value, 1-sigma, results, identified.
 std::string format_parameter_table(const model::Calibration& calibration);
 
-/// Draws the calibration's simulation progress on stderr ("simulating 12/229"), for CaseOptions::progress.
+/// Draws the calibration's simulation progress on stderr ("simulating 12/229"), for mlperf::CaseOptions::progress.
 void print_case_progress(const char* what, std::size_t done, std::size_t total);
 
 } // namespace gpuscale::app

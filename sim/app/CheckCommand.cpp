@@ -2,7 +2,7 @@
 
 #include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
-#include "sim/app/DataPaths.hpp"
+#include "sim/mlperf/DataPaths.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/InputCheck.hpp"
 #include "sim/config/PlatformReader.hpp"
@@ -26,7 +26,7 @@ void check(const std::vector<std::string>& paths)
   for (const auto& path : paths) {
     try {
       if (!catalog && std::filesystem::path(path).extension() == ".json")
-        catalog = config::read_platform(catalog_path());
+        catalog = config::read_platform(mlperf::catalog_path());
       const auto checked = config::check_input(path, catalog ? &*catalog : nullptr);
       fmt::print("{}: ok: {}\n", path, checked.summary);
     } catch (const config::ConfigError& e) {

@@ -19,7 +19,5 @@ void add_predict_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 
-/// The version string recorded in results files.
-const char* gpuscale_version();
 
 } // namespace gpuscale::app

@@ -1,12 +1,12 @@
 // gpuscale frontier results.h5 -o report/: the efficiency analysis of a results file as a Markdown
 // report with plots, and the TOPSIS ranking on stdout.
 
-#include "analysis/FrontierAnalysis.hpp"
-#include "analysis/GnuplotPlots.hpp"
-#include "analysis/MarkdownReport.hpp"
-#include "analysis/TimeMetric.hpp"
+#include "analysis/frontier/FrontierAnalysis.hpp"
+#include "analysis/frontier/GnuplotPlots.hpp"
+#include "analysis/frontier/MarkdownReport.hpp"
+#include "analysis/frontier/TimeMetric.hpp"
 #include "sim/app/Commands.hpp"
-#include "sim/app/MlperfFrontierRows.hpp"
+#include "sim/mlperf/MlperfFrontierRows.hpp"
 #include "sim/results/MlperfTables.hpp"
 #include "sim/results/ResultsFile.hpp"
 #include "sim/units/Quantity.hpp"
@@ -70,7 +70,7 @@ void frontier(FrontierOptions options)
     options.analysis.clustering.k = options.clusters;
   // A `gpuscale mlperf import` file has published scores instead of simulated runs.
   const auto runs = results::has_mlperf_scores(options.results_path)
-                        ? mlperf_frontier_rows(results::read_mlperf_scores(options.results_path))
+                        ? mlperf::mlperf_frontier_rows(results::read_mlperf_scores(options.results_path))
                         : results::read_runs(options.results_path);
   const auto result = analysis::analyse_frontier(runs, options.analysis);
   if (result.configurations.empty())

@@ -8,6 +8,7 @@
 #include "sim/results/ResultsFile.hpp"
 #include "sim/results/ResultsFileLock.hpp"
 #include "sim/results/SweepManifest.hpp"
+#include "sim/run/Version.hpp"
 
 #include <fmt/format.h>
 
@@ -136,11 +137,11 @@ void merge(const MergeOptions& given)
     results::SweepManifest merged = first;
     merged.shard_index = 0;
     merged.shard_count = 1;
-    results::write_sweep_manifest(temporary, merged, gpuscale_version(), lock);
+    results::write_sweep_manifest(temporary, merged, run::gpuscale_version(), lock);
     std::vector<results::RunToWrite> rows;
     for (const auto& [point, source] : by_point)
       rows.push_back({*source.second, results::read_scenario_text(source.first->path, source.second->run_id)});
-    results::append_runs(temporary, std::move(rows), gpuscale_version(), lock);
+    results::append_runs(temporary, std::move(rows), run::gpuscale_version(), lock);
     std::error_code renamed;
     fs::rename(temporary, target, renamed);
     if (renamed)

@@ -1,10 +1,11 @@
 #include "sim/app/Commands.hpp"
 #include "sim/app/OutputPath.hpp"
-#include "sim/app/DataPaths.hpp"
+#include "sim/mlperf/DataPaths.hpp"
 #include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/config/MlperfRepositoryReader.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/results/MlperfTables.hpp"
+#include "sim/run/Version.hpp"
 
 #include <fmt/format.h>
 
@@ -81,7 +82,7 @@ void run_import(const ImportOptions& options)
 {
   const std::string output = checked_output_path(options.output_path);
   const config::MlperfImport imported = config::read_mlperf_repository(options.dir);
-  const model::Platform catalog = config::read_platform(catalog_path());
+  const model::Platform catalog = config::read_platform(mlperf::catalog_path());
   std::vector<results::MlperfRunRow> runs;
   std::vector<results::MlperfScoreRow> scores;
   std::size_t valid = 0;
@@ -92,7 +93,7 @@ void run_import(const ImportOptions& options)
       valid += run.valid() ? 1 : 0;
     }
   }
-  results::write_mlperf_tables(output, runs, scores, gpuscale_version());
+  results::write_mlperf_tables(output, runs, scores, run::gpuscale_version());
   if (!options.quiet)
     for (const auto& problem : imported.problems)
       fmt::print(stderr, "{}\n", problem);

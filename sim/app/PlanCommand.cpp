@@ -5,13 +5,14 @@
 /// docs/HETEROGENEITY.md describes the algorithm.
 
 #include "sim/app/CatalogOption.hpp"
-#include "sim/app/BatchProfiler.hpp"
+#include "sim/plan/BatchProfiler.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/OutputPath.hpp"
-#include "sim/app/ScenarioRunner.hpp"
+#include "sim/run/ScenarioRunner.hpp"
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/config/YamlFile.hpp"
 #include "sim/results/ResultsFile.hpp"
+#include "sim/run/Version.hpp"
 
 #include <fmt/format.h>
 
@@ -34,7 +35,7 @@ struct PlanOptions {
 struct Evaluated {
   std::string label; ///< plan | uniform | subset
   analysis::BatchPlan plan;
-  ScenarioOutcome outcome;
+  run::ScenarioOutcome outcome;
   double iter_time_s() const { return outcome.iteration ? outcome.record.iter_time_s : 0; }
   bool ok() const { return outcome.iteration.has_value(); }
 };
@@ -51,8 +52,8 @@ std::string describe(const analysis::BatchPlan& plan)
 Evaluated simulate(const model::ResolvedScenario& run, const analysis::BatchPlan& plan, const std::string& label,
                    int stage)
 {
-  const auto planned = apply_plan(run, plan, fmt::format("/zero{}-{}", stage, label));
-  return {label, plan, run_scenario(planned, true)};
+  const auto planned = plan::apply_plan(run, plan, fmt::format("/zero{}-{}", stage, label));
+  return {label, plan, run::run_scenario(planned, true)};
 }
 
 /// Better: simulated and faster.
@@ -76,7 +77,7 @@ StageResult evaluate_stage(const model::ResolvedScenario& base, int stage, int c
   run.scenario.zero_stage = stage;
   run.scenario.batch_per_rank.clear();
   const int batch = run.scenario.global_batch_size;
-  const auto profiles = profile_gpu_types(run, batch);
+  const auto profiles = plan::profile_gpu_types(run, batch);
 
   // Whole cluster: the best `candidates` plans by predicted time, simulated with communication.
   const auto plans = analysis::plan_batch(profiles, batch);
@@ -114,8 +115,8 @@ StageResult evaluate_stage(const model::ResolvedScenario& base, int stage, int c
     for (const auto& name : by_speed)
       subsets.push_back({name});
   for (const auto& types : subsets) {
-    const auto sub = restrict_to_types(run, types);
-    const auto sub_plans = analysis::plan_batch(profile_gpu_types(sub, batch), batch);
+    const auto sub = plan::restrict_to_types(run, types);
+    const auto sub_plans = analysis::plan_batch(plan::profile_gpu_types(sub, batch), batch);
     if (sub_plans.empty())
       continue;
     std::optional<Evaluated> e = simulate(sub, sub_plans.front(), types.size() == 1 ? "subset" : "plan", stage);
@@ -166,7 +167,7 @@ void plan(const PlanOptions& options)
 
   fmt::print("scenario   {} ({} GPUs of {}, global batch {})\n", resolved.scenario.name, resolved.scenario.gpus,
              resolved.platform.name, resolved.scenario.global_batch_size);
-  for (const auto& [name, count] : gpu_types_of_run(resolved))
+  for (const auto& [name, count] : plan::gpu_types_of_run(resolved))
     fmt::print("gpu type   {} x {}\n", count, name);
   fmt::print("\n{:>5}  {:<8} {:>10} {:>9} {:>8}  {}\n", "zero", "alloc", "iter [s]", "TTT [min]", "vs unif.",
              "allocation (m = micro-batch, g = accumulation)");
@@ -192,7 +193,7 @@ void plan(const PlanOptions& options)
     if (best.outcome.time_to_train)
       fmt::print(", time to train {:.2f} min", best.outcome.record.time_to_train_min);
     fmt::print("\n\n# paste into the scenario (zero_stage: {}, gpus: {}):\n{}", chosen->stage,
-               best.outcome.record.gpus, batch_allocation_yaml(best.plan));
+               best.outcome.record.gpus, plan::batch_allocation_yaml(best.plan));
   }
   fmt::print("\nplanned in {:.1f} s\n", elapsed_s);
   if (!options.output_path.empty()) {
@@ -202,7 +203,7 @@ void plan(const PlanOptions& options)
         if (*e)
           rows.push_back({(*e)->outcome.record, scenario_text});
     if (!rows.empty()) {
-      const auto ids = results::append_runs(output, std::move(rows), gpuscale_version());
+      const auto ids = results::append_runs(output, std::move(rows), run::gpuscale_version());
       fmt::print("results    {} (rows {}-{} of /runs)\n", options.output_path, ids.front(), ids.back());
     }
   }

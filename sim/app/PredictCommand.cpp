@@ -1,10 +1,10 @@
 #include "sim/app/CatalogOption.hpp"
-#include "analysis/PredictionIntervals.hpp"
-#include "sim/app/CalibrationCases.hpp"
+#include "analysis/calibration/PredictionIntervals.hpp"
+#include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
-#include "sim/app/MlperfScenarioBuilder.hpp"
-#include "sim/app/ScenarioRunner.hpp"
+#include "sim/mlperf/MlperfScenarioBuilder.hpp"
+#include "sim/run/ScenarioRunner.hpp"
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfPlatformMapper.hpp"
@@ -67,14 +67,14 @@ void run_predict(const PredictOptions& options)
     throw std::invalid_argument("unknown benchmark '" + options.benchmark + "' (known: " +
                                 model::known_benchmark_names() + ")");
   const model::MlperfSystem system = config::read_mlperf_system(options.system_path);
-  check_simulation_size(system.accelerators_total(), "system " + options.system_path);
+  run::check_simulation_size(system.accelerators_total(), "system " + options.system_path);
   const model::Calibration calibration = options.calibration_path.empty()
                                              ? config::default_calibration()
                                              : config::read_calibration(options.calibration_path);
-  MlperfScenarioBuilder builder;
+  mlperf::MlperfScenarioBuilder builder;
   (void)config::map_mlperf_system(system, builder.catalog()); // unknown accelerators are reported first
   const auto [gbs, gbs_source] = choose_batch(options, calibration, *benchmark, system.accelerators_total());
-  MlperfScenario built = builder.build(system, *benchmark, gbs, calibration, true);
+  mlperf::MlperfScenario built = builder.build(system, *benchmark, gbs, calibration, true);
   std::vector<std::string> notes = built.mapping.notes;
   if (!calibration.generation.contains(built.generation))
     notes.push_back("accelerator generation '" + built.generation +
@@ -82,7 +82,7 @@ void run_predict(const PredictOptions& options)
                     model::kReferenceGeneration + "), the prediction rests on the catalog's datasheet figures");
   if (!calibration.network.contains(built.fabric_class))
     notes.push_back("fabric class '" + built.fabric_class + "' not calibrated: mean network efficiency used");
-  const ScenarioOutcome outcome = run_scenario(built.resolved, false);
+  const run::ScenarioOutcome outcome = run::run_scenario(built.resolved, false);
   const auto& r = outcome.record;
   if (r.outcome != results::Outcome::Ok)
     throw CommandExit(1, "cannot predict: " + r.infeasible_reason);
@@ -97,7 +97,7 @@ void run_predict(const PredictOptions& options)
                                 system.accelerators_total(), *benchmark,
                                 calibration.intervals.calibrated_accelerators.at(*benchmark), regime));
   // The request's own parameter uncertainty, through the surrogate of its simulated step.
-  analysis::CalibrationCase request = simulated_case(built, r);
+  analysis::CalibrationCase request = mlperf::simulated_case(built, r);
   request.benchmark = *benchmark;
   request.fixed_minutes -= calibration.overhead_s_for(*benchmark) / 60.0; // the surrogate adds it itself
   const double parameter_sd =

@@ -3,23 +3,19 @@
 #include "sim/app/OutputPath.hpp"
 #include "sim/app/RunProgress.hpp"
 #include "sim/app/RunSummary.hpp"
-#include "sim/app/ScenarioRunner.hpp"
-#include "sim/app/SimulationCost.hpp"
+#include "sim/run/ScenarioRunner.hpp"
+#include "sim/run/SimulationCost.hpp"
 #include "sim/app/SweepProgress.hpp"
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/config/YamlFile.hpp"
 #include "sim/results/ResultsFile.hpp"
+#include "sim/run/Version.hpp"
 
 #include <fmt/format.h>
 
 #include <memory>
 
 namespace gpuscale::app {
-
-const char* gpuscale_version()
-{
-  return GPUSCALE_VERSION;
-}
 
 namespace {
 
@@ -31,20 +27,20 @@ struct RunOptions {
 void run(const RunOptions& options)
 {
   const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
-  check_simulation_size(resolved.scenario.gpus, "scenario " + options.scenario_path);
+  run::check_simulation_size(resolved.scenario.gpus, "scenario " + options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
   const std::string output =
       options.output_path.empty() ? "" : checked_output_path(options.output_path, {options.scenario_path});
   const auto& s = resolved.scenario;
-  const ScenarioOutcome outcome = [&] {
+  const run::ScenarioOutcome outcome = [&] {
     RunProgress progress(fmt::format("simulating {} GPUs x {} layers, {:.3g} cost units (GPUs x layers x micro-batches)",
-                                     s.gpus, resolved.workload.layers.size(), simulation_cost_units(s, resolved.workload)));
-    return run_scenario(resolved, false);
+                                     s.gpus, resolved.workload.layers.size(), run::simulation_cost_units(s, resolved.workload)));
+    return run::run_scenario(resolved, false);
   }();
   fmt::print("{}", format_run_summary(resolved, outcome));
   if (!options.output_path.empty()) {
-    const auto ids = results::append_runs(output, {{outcome.record, scenario_text}}, gpuscale_version());
+    const auto ids = results::append_runs(output, {{outcome.record, scenario_text}}, run::gpuscale_version());
     fmt::print("results    {} (row {} of /runs)\n", options.output_path, ids.front());
   }
 }

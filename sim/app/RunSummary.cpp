@@ -35,7 +35,7 @@ std::string format_setup_line(const model::Scenario& s, const results::RunRecord
                      s.activation_checkpointing ? ", activation checkpointing" : "", r.collective_used, r.collective);
 }
 
-std::string format_run_summary(const model::ResolvedScenario& resolved, const ScenarioOutcome& outcome)
+std::string format_run_summary(const model::ResolvedScenario& resolved, const run::ScenarioOutcome& outcome)
 {
   using units::format_bytes;
   using units::format_seconds;

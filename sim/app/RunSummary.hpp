@@ -1,7 +1,7 @@
 #pragma once
 /// The human-readable summary `gpuscale run` prints.
 
-#include "sim/app/ScenarioRunner.hpp"
+#include "sim/run/ScenarioRunner.hpp"
 
 #include <string>
 
@@ -11,6 +11,6 @@ namespace gpuscale::app {
 /// tensor/context-parallel replicas, or an uneven per-GPU allocation) and the collective.
 std::string format_setup_line(const model::Scenario& scenario, const results::RunRecord& record);
 
-std::string format_run_summary(const model::ResolvedScenario& scenario, const ScenarioOutcome& outcome);
+std::string format_run_summary(const model::ResolvedScenario& scenario, const run::ScenarioOutcome& outcome);
 
 } // namespace gpuscale::app

@@ -4,12 +4,13 @@
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/OutputPath.hpp"
-#include "sim/app/SweepExecution.hpp"
-#include "sim/app/SweepInputs.hpp"
-#include "sim/app/SweepJournal.hpp"
+#include "sim/run/Version.hpp"
+#include "sim/sweep/SweepExecution.hpp"
+#include "sim/sweep/SweepInputs.hpp"
+#include "sim/sweep/SweepJournal.hpp"
 #include "sim/app/SweepLimits.hpp"
 #include "sim/app/SweepProgress.hpp"
-#include "sim/app/SweepResultsWriter.hpp"
+#include "sim/sweep/SweepResultsWriter.hpp"
 #include "sim/config/SweepReader.hpp"
 #include "sim/results/ResultsFile.hpp"
 #include "sim/results/SweepManifest.hpp"
@@ -31,7 +32,7 @@ namespace {
 
 /// The sweep's progress on the terminal: a redrawn line when stdout is one (SweepProgress), and the
 /// interrupt notice.
-class TerminalSweepObserver final : public SweepObserver {
+class TerminalSweepObserver final : public sweep::SweepObserver {
 public:
   explicit TerminalSweepObserver(bool interactive) : interactive_(interactive) {}
   void started(std::size_t points, double total_cost) override { progress_.emplace(points, total_cost, interactive_); }
@@ -147,7 +148,7 @@ std::string describe_shard(const results::SweepManifest& manifest)
 /// Checks the output against this sweep, moves rows a crashed run left in the journal into it, and
 /// returns the points it already holds.
 std::set<std::int64_t> prepare_output(const SweepOptions& options, const results::SweepManifest& manifest,
-                                      bool journal_existed, SweepJournal& journal, std::size_t& recovered)
+                                      bool journal_existed, sweep::SweepJournal& journal, std::size_t& recovered)
 {
   std::set<std::int64_t> done;
   const auto expected_vector = manifest.expected_points();
@@ -162,7 +163,7 @@ std::set<std::int64_t> prepare_output(const SweepOptions& options, const results
                                       " of this sweep, not " + describe_shard(manifest) +
                                       ": write each shard to its own file and merge them");
         if (options.resume)
-          check_sweep_inputs_unchanged(existing, manifest.inputs, options.output_path);
+          sweep::check_sweep_inputs_unchanged(existing, manifest.inputs, options.output_path);
       }
     for (const auto& row : results::read_runs(options.output_path))
       if (row.sweep_id == manifest.sweep_id)
@@ -175,19 +176,19 @@ std::set<std::int64_t> prepare_output(const SweepOptions& options, const results
   if (journal_existed && !options.resume)
     throw std::invalid_argument("found " + journal.path() + " from an interrupted sweep: continue it with --resume");
   if (!has_manifest)
-    results::write_sweep_manifest(options.output_path, manifest, gpuscale_version());
+    results::write_sweep_manifest(options.output_path, manifest, run::gpuscale_version());
   std::vector<results::RunToWrite> rescued;
   for (const auto& run : journal.recovered())
     if (expected.contains(run.record.sweep_point) && done.insert(run.record.sweep_point).second)
       rescued.push_back(run);
   if (!rescued.empty())
-    results::append_runs(options.output_path, rescued, gpuscale_version());
+    results::append_runs(options.output_path, rescued, run::gpuscale_version());
   journal.clear();
   recovered = rescued.size();
   return done;
 }
 
-void report_failures(const SweepExecutionReport& report, const std::map<std::int64_t, const model::SweepPoint*>& points)
+void report_failures(const sweep::SweepExecutionReport& report, const std::map<std::int64_t, const model::SweepPoint*>& points)
 {
   if (report.failed.empty())
     return;
@@ -222,9 +223,9 @@ void sweep(const SweepOptions& given)
   options.output_path = checked_output_path(given.output_path, {options.sweep_path});
 
   results::SweepManifest manifest{spec.sweep_id, spec.path, spec.text, spec.points_total, spec.runnable_indices(),
-                                  shard.index, shard.count, hash_sweep_inputs(spec)};
-  const bool journal_existed = fs::exists(SweepJournal::path_for(options.output_path));
-  SweepJournal journal(options.output_path, spec.sweep_id);
+                                  shard.index, shard.count, sweep::hash_sweep_inputs(spec)};
+  const bool journal_existed = fs::exists(sweep::SweepJournal::path_for(options.output_path));
+  sweep::SweepJournal journal(options.output_path, spec.sweep_id);
   std::size_t recovered = 0;
   std::set<std::int64_t> done;
   try {
@@ -246,11 +247,11 @@ void sweep(const SweepOptions& given)
              selected.size() - todo.size(),
              recovered > 0 ? fmt::format(" ({} recovered from the journal)", recovered) : "", todo.size(), workers);
 
-  SweepResultsWriter writer(options.output_path, journal,
+  sweep::SweepResultsWriter writer(options.output_path, journal,
                             {options.flush_rows, std::chrono::milliseconds(static_cast<long long>(1000 * options.flush_seconds))},
-                            gpuscale_version());
+                            run::gpuscale_version());
   TerminalSweepObserver observer(::isatty(STDOUT_FILENO) == 1);
-  const SweepExecutionReport report = execute_sweep(todo, spec.sweep_id, workers, writer, observer);
+  const sweep::SweepExecutionReport report = sweep::execute_sweep(todo, spec.sweep_id, workers, writer, observer);
   const double rate = report.elapsed_s > 0 ? static_cast<double>(report.finished + report.failed.size()) / report.elapsed_s : 0;
   fmt::print("done       {} simulation(s) in {:.2f} s ({:.1f} per second with {} process(es)): {} ok, {} infeasible; "
              "{} append(s) to {}\n",

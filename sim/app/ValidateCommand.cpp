@@ -1,11 +1,11 @@
-#include "sim/app/CalibrationCases.hpp"
+#include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/CalibrationReport.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/ValidationPlot.hpp"
-#include "analysis/CalibrationFit.hpp"
-#include "analysis/CrossValidation.hpp"
-#include "analysis/PredictionIntervals.hpp"
+#include "analysis/calibration/CalibrationFit.hpp"
+#include "analysis/calibration/CrossValidation.hpp"
+#include "analysis/calibration/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
 
 #include <fmt/format.h>
@@ -54,8 +54,8 @@ void run_validate(const ValidateOptions& options)
   const model::Calibration reference = options.calibration_path.empty()
                                            ? config::default_calibration()
                                            : config::read_calibration(options.calibration_path);
-  const CaseSet set =
-      prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, print_case_progress});
+  const mlperf::CaseSet set =
+      mlperf::prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, print_case_progress});
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   const auto& cases = set.cases;

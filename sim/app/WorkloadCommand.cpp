@@ -1,5 +1,5 @@
 #include "sim/app/Commands.hpp"
-#include "sim/app/DataPaths.hpp"
+#include "sim/mlperf/DataPaths.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/ConvergenceWriter.hpp"
 #include "sim/model/ConvergenceModel.hpp"
@@ -24,7 +24,7 @@ struct ConvergenceOptions {
 std::vector<std::string> shipped_tables()
 {
   std::vector<std::string> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(data_dir() + "/workloads/convergence"))
+  for (const auto& entry : std::filesystem::directory_iterator(mlperf::data_dir() + "/workloads/convergence"))
     if (entry.path().extension() == ".yaml")
       paths.push_back(entry.path().string());
   std::sort(paths.begin(), paths.end());

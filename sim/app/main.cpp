@@ -5,6 +5,7 @@
 #include "sim/app/Commands.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/results/ResultsFile.hpp"
+#include "sim/run/Version.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -14,7 +15,7 @@
 int main(int argc, char** argv)
 {
   CLI::App app{"gpuscale: simulate distributed GPU training (ZeRO, collectives, topology) on SimGrid"};
-  app.set_version_flag("--version", gpuscale::app::gpuscale_version());
+  app.set_version_flag("--version", gpuscale::run::gpuscale_version());
   app.require_subcommand(1);
   gpuscale::app::add_run_command(app);
   gpuscale::app::add_platform_command(app);

@@ -1,0 +1,49 @@
+#pragma once
+/// One MLPerf result prepared for calibration: who it is, what it measured, and its simulated step
+/// at reference efficiencies broken into the parts the surrogate rescales (CalibrationSurrogate.hpp).
+
+#include "analysis/calibration/RooflineProfile.hpp"
+#include "sim/model/Scenario.hpp"
+#include "sim/model/StepWork.hpp"
+
+#include <string>
+
+namespace gpuscale::analysis {
+
+struct CalibrationCase {
+  // Identity
+  std::string round, submitter, system, benchmark;
+  std::string system_key;   ///< submitter/system: one system across rounds (leave-one-system-out groups)
+  std::string family;       ///< catalog accelerator (leave-one-family-out groups)
+  std::string generation;   ///< catalog generation (compute-efficiency factor)
+  std::string fabric_class; ///< model::fabric_class_of (network efficiency)
+  int accelerators = 0;
+  int nodes = 0;
+  int global_batch_size = 0;
+  double actual_minutes = 0; ///< the MLPerf score (unscaled olympic mean)
+
+  // Reference simulation (at `reference` efficiencies)
+  model::Efficiency reference;
+  model::StepWork work;            ///< busy-time model of one GPU's step
+  RooflineProfile profile;         ///< `work`, sorted for fast evaluation (set by prepare())
+  double reference_busy_s = 0;     ///< work's busy time at `reference` (set by prepare())
+  double iteration_s = 0;          ///< simulated step
+  double comm_s = 0;               ///< communication busy time (all streams)
+  double exposed_comm_s = 0;       ///< step time not covered by compute
+  double host_limit_s = 0;         ///< step time the host CPUs can feed (0: not limiting / not modelled)
+  double minutes_per_step_s = 0;   ///< (training + evaluation minutes) / effective step seconds
+  double fixed_minutes = 0;        ///< the convergence table's run-start overhead, minutes
+  double reference_minutes = 0;    ///< simulated time to train at `reference`
+  double simulation_s = 0;         ///< wall-clock seconds the reference simulation took
+
+  /// Fills profile and reference_busy_s from work and reference; call once work is set.
+  void prepare()
+  {
+    profile = RooflineProfile(work);
+    reference_busy_s = work.busy_time_s(reference);
+  }
+
+  std::string key() const { return round + "/" + submitter + "/" + system + "/" + benchmark; }
+};
+
+} // namespace gpuscale::analysis

@@ -1,0 +1,224 @@
+#include "analysis/calibration/CalibrationFit.hpp"
+
+#include <nlopt.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace gpuscale::analysis {
+namespace {
+
+constexpr double kUnidentifiedLogError = 0.5;
+constexpr double kStrongCorrelation = 0.9;
+
+struct Problem {
+  const ParameterSpace& space;
+  const std::vector<CalibrationCase>& cases;
+  std::vector<std::size_t> used;
+  int evaluations = 0;
+};
+
+double residual(const Problem& p, std::size_t i, const std::vector<double>& x)
+{
+  const auto& c = p.cases[p.used[i]];
+  return std::log(p.space.predict_minutes(c, x) / c.actual_minutes);
+}
+
+double objective(unsigned n, const double* x, double* gradient, void* data)
+{
+  auto& p = *static_cast<Problem*>(data);
+  (void)gradient; // derivative-free algorithm
+  const std::vector<double> point(x, x + n);
+  double sum = 0;
+  for (std::size_t i = 0; i < p.used.size(); ++i) {
+    const double r = residual(p, i, point);
+    sum += r * r;
+  }
+  ++p.evaluations;
+  return sum;
+}
+
+/// Inverse of a symmetric positive semi-definite matrix by Cholesky with a small ridge; rows of an
+/// unused parameter (zero diagonal) come back as +inf variance. Row-major n x n, flat.
+std::vector<double> inverse_spd(std::vector<std::vector<double>> a)
+{
+  const std::size_t n = a.size();
+  double trace = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    trace += a[i][i];
+  const double ridge = 1e-12 * (trace > 0 ? trace / n : 1.0);
+  std::vector<bool> dead(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    dead[i] = a[i][i] <= ridge;
+    if (dead[i]) {
+      for (std::size_t j = 0; j < n; ++j)
+        a[i][j] = a[j][i] = 0;
+      a[i][i] = 1;
+    } else {
+      a[i][i] += ridge;
+    }
+  }
+  std::vector<std::vector<double>> l(n, std::vector<double>(n, 0));
+  for (std::size_t j = 0; j < n; ++j) {
+    double d = a[j][j];
+    for (std::size_t k = 0; k < j; ++k)
+      d -= l[j][k] * l[j][k];
+    l[j][j] = std::sqrt(std::max(d, 1e-300));
+    for (std::size_t i = j + 1; i < n; ++i) {
+      double s = a[i][j];
+      for (std::size_t k = 0; k < j; ++k)
+        s -= l[i][k] * l[j][k];
+      l[i][j] = s / l[j][j];
+    }
+  }
+  std::vector<double> inv(n * n, 0.0);
+  for (std::size_t col = 0; col < n; ++col) { // solve L L^T x = e_col
+    std::vector<double> y(n, 0), x(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      double s = i == col ? 1.0 : 0.0;
+      for (std::size_t k = 0; k < i; ++k)
+        s -= l[i][k] * y[k];
+      y[i] = s / l[i][i];
+    }
+    for (std::size_t i = n; i-- > 0;) {
+      double s = y[i];
+      for (std::size_t k = i + 1; k < n; ++k)
+        s -= l[k][i] * x[k];
+      x[i] = s / l[i][i];
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      inv[i * n + col] = x[i];
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (dead[i])
+      inv[i * n + i] = INFINITY;
+  return inv;
+}
+
+void add_uncertainties(const Problem& p, CalibrationFitResult& result)
+{
+  const auto& params = p.space.parameters();
+  const std::size_t n = params.size();
+  const std::size_t m = p.used.size();
+  std::vector<std::vector<double>> jacobian(m, std::vector<double>(n, 0));
+  double rss = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const double r = residual(p, i, result.x);
+    rss += r * r;
+  }
+  std::vector<int> dependent(n, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double h = 1e-5 * std::max(1.0, std::abs(result.x[j]));
+    auto plus = result.x, minus = result.x;
+    plus[j] += h;
+    minus[j] -= h;
+    for (std::size_t i = 0; i < m; ++i) {
+      jacobian[i][j] = (residual(p, i, plus) - residual(p, i, minus)) / (2 * h);
+      if (std::abs(jacobian[i][j]) > 1e-9)
+        ++dependent[j];
+    }
+  }
+  std::vector<std::vector<double>> jtj(n, std::vector<double>(n, 0));
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b)
+      for (std::size_t i = 0; i < m; ++i)
+        jtj[a][b] += jacobian[i][a] * jacobian[i][b];
+  const auto covariance = inverse_spd(jtj);
+  const double dof = m > n ? static_cast<double>(m - n) : 1.0;
+  const double sigma2 = rss / dof;
+  result.rms_log_error = m > 0 ? std::sqrt(rss / static_cast<double>(m)) : 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    FittedParameter& f = result.parameters[j];
+    const double se_x = std::sqrt(sigma2 * covariance[j * n + j]);
+    const bool run_overhead = params[j].group == ParameterSpace::Group::Overhead;
+    const bool log_scale = !run_overhead && params[j].group != ParameterSpace::Group::StepOverhead;
+    f.standard_error = log_scale ? f.value * se_x : (run_overhead ? 60.0 * se_x : se_x);
+    f.results = dependent[j];
+    const double span = params[j].upper - params[j].lower;
+    const bool at_bound = result.x[j] - params[j].lower < 1e-4 * span || params[j].upper - result.x[j] < 1e-4 * span;
+    if (dependent[j] == 0) {
+      f.identified = false;
+      f.note = "no calibration result depends on it";
+    } else if (at_bound) {
+      f.identified = false;
+      f.note = "at its bound";
+    } else if (log_scale && se_x > kUnidentifiedLogError) {
+      f.identified = false;
+      f.note = "1-sigma above a factor 1.65: the data barely constrain it";
+    } else if (!log_scale && !(f.standard_error < std::max(run_overhead ? 60.0 : 0.01, f.value))) {
+      f.identified = false;
+      f.note = "1-sigma larger than the value: the data barely constrain it";
+    }
+    if (!std::isfinite(f.standard_error))
+      f.standard_error = 0;
+    // The strongest correlation with another parameter: the data may pin down a combination only.
+    double strongest = 0;
+    std::size_t partner = j;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double scale = std::sqrt(covariance[j * n + j] * covariance[k * n + k]);
+      if (k == j || !std::isfinite(scale) || scale <= 0)
+        continue;
+      const double rho = covariance[j * n + k] / scale;
+      if (std::abs(rho) > std::abs(strongest)) {
+        strongest = rho;
+        partner = k;
+      }
+    }
+    if (std::abs(strongest) > kStrongCorrelation && f.note.empty())
+    {
+      char rho[16];
+      std::snprintf(rho, sizeof rho, "%.2f", strongest);
+      f.note = "correlated with " + params[partner].name + " (rho " + rho + "): the data fix their combination better";
+    }
+  }
+}
+
+} // namespace
+
+CalibrationFitResult fit_calibration(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                     const std::vector<bool>& use, const std::vector<double>& start,
+                                     bool uncertainties)
+{
+  Problem problem{space, cases, {}, 0};
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (use.empty() || use[i])
+      problem.used.push_back(i);
+  if (problem.used.empty())
+    throw std::invalid_argument("calibration: no results to fit");
+  const std::size_t n = space.size();
+  std::vector<double> lower, upper;
+  for (const auto& p : space.parameters()) {
+    lower.push_back(p.lower);
+    upper.push_back(p.upper);
+  }
+  CalibrationFitResult result;
+  result.x = start.empty() ? space.start() : start;
+  for (int round = 0; round < 2; ++round) { // a restart from the optimum resets BOBYQA's trust region
+    nlopt::opt optimizer(nlopt::LN_BOBYQA, static_cast<unsigned>(n));
+    optimizer.set_lower_bounds(lower);
+    optimizer.set_upper_bounds(upper);
+    optimizer.set_min_objective(objective, &problem);
+    optimizer.set_xtol_rel(1e-7);
+    optimizer.set_ftol_abs(1e-12);
+    optimizer.set_maxeval(20000);
+    for (std::size_t j = 0; j < n; ++j)
+      result.x[j] = std::clamp(result.x[j], lower[j], upper[j]);
+    double minimum = 0;
+    try {
+      optimizer.optimize(result.x, minimum);
+    } catch (const nlopt::roundoff_limited&) {
+      // the best point so far is kept in result.x
+    }
+  }
+  result.evaluations = problem.evaluations;
+  result.parameters.resize(n);
+  for (std::size_t j = 0; j < n; ++j)
+    result.parameters[j].value = space.value_of(j, result.x);
+  if (uncertainties)
+    add_uncertainties(problem, result);
+  return result;
+}
+
+} // namespace gpuscale::analysis

@@ -1,0 +1,120 @@
+#include "analysis/calibration/CalibrationSurrogate.hpp"
+
+#include "sim/model/Calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace gpuscale::analysis {
+namespace {
+
+// Bounds (values, not coordinates). Efficiencies are fractions of datasheet peaks.
+// Bounds: model::ParameterRange (one definition for the fit, the reader and scenarios); starting points here.
+constexpr double kComputeLow = model::kComputeRange.lower, kComputeHigh = model::kComputeRange.upper, kComputeStart = 0.4;
+constexpr double kGenerationLow = model::kGenerationRange.lower, kGenerationHigh = model::kGenerationRange.upper;
+constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kMemoryRange.upper, kMemoryStart = 0.7;
+constexpr double kNetworkLow = model::kNetworkRange.lower, kNetworkHigh = model::kNetworkRange.upper, kNetworkStart = 0.7;
+constexpr double kOverheadHighMin = model::kRunOverheadRange_s.upper / 60.0, kOverheadStartMin = 1.0; // the fit works in minutes
+constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepOverheadStart_s = 0.01;
+
+} // namespace
+
+ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
+{
+  std::set<std::string> benchmarks, generations, fabrics;
+  for (const auto& c : cases) {
+    benchmarks.insert(c.benchmark);
+    if (c.generation != model::kReferenceGeneration)
+      generations.insert(c.generation);
+    fabrics.insert(c.fabric_class);
+  }
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"compute." + b, Group::Compute, b, std::log(kComputeStart), std::log(kComputeLow),
+                           std::log(kComputeHigh)});
+  for (const auto& g : generations)
+    parameters_.push_back({"generation." + g, Group::Generation, g, 0.0, std::log(kGenerationLow),
+                           std::log(kGenerationHigh)});
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"memory." + b, Group::Memory, b, std::log(kMemoryStart), std::log(kMemoryLow),
+                           std::log(kMemoryHigh)});
+  for (const auto& f : fabrics)
+    parameters_.push_back({"network." + f, Group::Network, f, std::log(kNetworkStart), std::log(kNetworkLow),
+                           std::log(kNetworkHigh)});
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"overhead." + b, Group::Overhead, b, kOverheadStartMin, 0.0, kOverheadHighMin});
+  for (const auto& b : benchmarks)
+    parameters_.push_back({"step_overhead." + b, Group::StepOverhead, b, kStepOverheadStart_s, 0.0, kStepOverheadHigh_s});
+}
+
+std::vector<double> ParameterSpace::start() const
+{
+  std::vector<double> x;
+  for (const auto& p : parameters_)
+    x.push_back(p.start);
+  return x;
+}
+
+double ParameterSpace::value_of(std::size_t index, const std::vector<double>& x) const
+{
+  switch (parameters_[index].group) {
+    case Group::Overhead: return 60.0 * x[index];
+    case Group::StepOverhead: return x[index];
+    default: return std::exp(x[index]);
+  }
+}
+
+int ParameterSpace::index_of(const std::string& name) const
+{
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std::vector<double>& x) const
+{
+  double compute = kComputeStart, factor = 1.0, memory = kMemoryStart, network = kNetworkStart, step_overhead = 0;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& p = parameters_[i];
+    if (p.group == Group::Compute && p.label == c.benchmark)
+      compute = std::exp(x[i]);
+    else if (p.group == Group::Generation && p.label == c.generation)
+      factor = std::exp(x[i]);
+    else if (p.group == Group::Memory && p.label == c.benchmark)
+      memory = std::exp(x[i]);
+    else if (p.group == Group::Network && p.label == c.fabric_class)
+      network = std::exp(x[i]);
+    else if (p.group == Group::StepOverhead && p.label == c.benchmark)
+      step_overhead = x[i];
+  }
+  return {std::min(model::kMaxComputeEfficiency, compute * factor), network, memory, step_overhead};
+}
+
+double ParameterSpace::overhead_s(const std::string& benchmark, const std::vector<double>& x) const
+{
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].group == Group::Overhead && parameters_[i].label == benchmark)
+      return 60.0 * x[i];
+  return 0.0;
+}
+
+double ParameterSpace::predict_minutes(const CalibrationCase& c, const std::vector<double>& x) const
+{
+  return surrogate_minutes(c, efficiency(c, x), overhead_s(c.benchmark, x));
+}
+
+double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s)
+{
+  const double busy0 = c.reference_busy_s;
+  const double busy = c.profile.busy_time_s(efficiency.compute, efficiency.memory);
+  const double r = c.reference.network / efficiency.network;
+  const double hidden0 = std::max(0.0, c.comm_s - c.exposed_comm_s);
+  const double scale = busy0 > 0 ? busy / busy0 : 1.0;
+  const double exposed = std::max({0.0, c.exposed_comm_s * r, c.comm_s * r - hidden0 * scale});
+  const double residual = c.iteration_s - busy0 - c.exposed_comm_s - c.reference.step_overhead_s;
+  const double step = std::max(busy + exposed + residual + efficiency.step_overhead_s, c.host_limit_s);
+  return step * c.minutes_per_step_s + c.fixed_minutes + overhead_s / 60.0;
+}
+
+} // namespace gpuscale::analysis

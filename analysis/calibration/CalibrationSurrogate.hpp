@@ -1,0 +1,61 @@
+#pragma once
+/// The calibration's parameters and the surrogate that predicts a result's time to train for any
+/// parameter values from its one reference simulation (docs/CALIBRATION.md):
+///
+///   e_c = min(1, compute[b] x generation[g]),  e_m = memory,  e_n = network[f]
+///   busy   = StepWork::busy_time_s(e_c, e_m)                                  exact (roofline kernels)
+///   exposed = max(E0 r, K0 r - (K0 - E0) busy / busy0),  r = e_n0 / e_n       communication: bandwidth
+///             terms scale with 1/e_n; what compute hid at the reference shrinks and grows with compute
+///   step   = max(busy + exposed + (step0 - busy0 - E0 - o0) + step_overhead[b], host limit)
+///   minutes = step x (training + evaluation minutes per step second) + table overhead + overhead[b]
+///
+/// Exact at the reference efficiencies; away from them only the overlap of communication with
+/// compute is approximated (re-simulation measures the difference).
+
+#include "analysis/calibration/CalibrationCase.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpuscale::analysis {
+
+/// The free parameters, in the optimiser's coordinates: log(value) for efficiencies and factors,
+/// minutes for overheads.
+class ParameterSpace {
+public:
+  enum class Group { Compute, Generation, Memory, Network, Overhead, StepOverhead };
+  struct Parameter {
+    std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, network.inter_node, overhead.bert
+    Group group = Group::Compute;
+    std::string label; ///< benchmark, generation or fabric class
+    double start = 0, lower = 0, upper = 0; ///< in optimiser coordinates
+  };
+
+  /// One compute efficiency, memory efficiency and overhead per benchmark, one factor per generation
+  /// other than the reference (hopper), one network efficiency per fabric class.
+  explicit ParameterSpace(const std::vector<CalibrationCase>& cases);
+
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  std::size_t size() const { return parameters_.size(); }
+  std::vector<double> start() const;
+  /// The value a parameter stands for (exp of log coordinates; overheads in seconds).
+  /// Coordinates: log(value) for efficiencies and factors, minutes for run overheads, seconds for
+  /// step overheads.
+  double value_of(std::size_t index, const std::vector<double>& x) const;
+
+  /// Surrogate minutes for `c` at parameters `x`.
+  double predict_minutes(const CalibrationCase& c, const std::vector<double>& x) const;
+  /// The efficiencies `c` runs at under `x`.
+  model::Efficiency efficiency(const CalibrationCase& c, const std::vector<double>& x) const;
+  double overhead_s(const std::string& benchmark, const std::vector<double>& x) const;
+  /// Index of the parameter `name`, or -1.
+  int index_of(const std::string& name) const;
+
+private:
+  std::vector<Parameter> parameters_;
+};
+
+/// The surrogate for given efficiencies and overhead (seconds): the formula above.
+double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s);
+
+} // namespace gpuscale::analysis

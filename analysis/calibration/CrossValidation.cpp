@@ -1,0 +1,83 @@
+#include "analysis/calibration/CrossValidation.hpp"
+
+#include "analysis/calibration/CalibrationFit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace gpuscale::analysis {
+double interpolated_quantile(const std::vector<double>& sorted, double q)
+{
+  if (sorted.empty())
+    return 0;
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const auto above = std::min(sorted.size() - 1, below + 1);
+  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+std::vector<double> leave_group_out(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                    const std::function<std::string(const CalibrationCase&)>& group_of,
+                                    const std::vector<double>& start)
+{
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    groups[group_of(cases[i])].push_back(i);
+  std::vector<double> predicted(cases.size(), 0.0);
+  for (const auto& [name, members] : groups) {
+    std::vector<bool> use(cases.size(), true);
+    for (std::size_t i : members)
+      use[i] = false;
+    if (std::none_of(use.begin(), use.end(), [](bool u) { return u; }))
+      continue;
+    // Parameters only the left-out group informs get no data: they stay at the space's neutral start
+    // (generation factor 1: the catalog datasheet alone), not at the full fit's value.
+    std::vector<double> warm = start;
+    const auto neutral = space.start();
+    for (std::size_t j = 0; j < space.size(); ++j) {
+      const auto& p = space.parameters()[j];
+      bool informed = false;
+      for (std::size_t i = 0; i < cases.size() && !informed; ++i) {
+        if (!use[i])
+          continue;
+        const auto& c = cases[i];
+        switch (p.group) {
+          case ParameterSpace::Group::Compute:
+          case ParameterSpace::Group::Memory:
+          case ParameterSpace::Group::Overhead:
+          case ParameterSpace::Group::StepOverhead: informed = c.benchmark == p.label; break;
+          case ParameterSpace::Group::Generation: informed = c.generation == p.label; break;
+          case ParameterSpace::Group::Network: informed = c.fabric_class == p.label; break;
+        }
+      }
+      if (!informed)
+        warm[j] = neutral[j];
+    }
+    const auto fit = fit_calibration(space, cases, use, warm, false);
+    for (std::size_t i : members)
+      predicted[i] = space.predict_minutes(cases[i], fit.x);
+  }
+  return predicted;
+}
+
+double absolute_percentage_error(double predicted, double actual)
+{
+  return std::abs(predicted - actual) / actual * 100.0;
+}
+
+ErrorSummary summarise_errors(std::vector<double> ape_pct)
+{
+  ErrorSummary summary;
+  summary.count = static_cast<int>(ape_pct.size());
+  if (ape_pct.empty())
+    return summary;
+  std::sort(ape_pct.begin(), ape_pct.end());
+  summary.median_pct = interpolated_quantile(ape_pct, 0.5);
+  summary.p90_pct = interpolated_quantile(ape_pct, 0.9);
+  summary.mean_pct = std::accumulate(ape_pct.begin(), ape_pct.end(), 0.0) / static_cast<double>(ape_pct.size());
+  return summary;
+}
+
+} // namespace gpuscale::analysis

@@ -1,0 +1,49 @@
+#pragma once
+/// The calibration's prediction intervals, from its own left-out errors: each validation mode of
+/// sim/model/PredictionInterval.hpp predicts results the fit did not see, and the 10th and 90th
+/// percentiles of its log residuals log(actual / predicted) bound an 80 % interval of that kind of
+/// prediction. The coverage is measured honestly: each result is checked against the quantiles of
+/// its mode computed without any result of its own system.
+
+#include "analysis/calibration/CalibrationCase.hpp"
+#include "analysis/calibration/CalibrationSurrogate.hpp"
+#include "sim/model/Calibration.hpp"
+#include "sim/model/PredictionInterval.hpp"
+
+#include <vector>
+
+namespace gpuscale::analysis {
+
+/// One mode's left-out predictions.
+struct ModeResiduals {
+  model::PredictionRegime regime = model::PredictionRegime::CalibratedFamily;
+  std::vector<std::size_t> cases;   ///< indices into the calibration cases
+  std::vector<double> log_residuals; ///< log(actual / left-out predicted), parallel to `cases`
+  std::vector<double> parameter_log_sd; ///< parameter_log_sd of each case, parallel to `cases`
+};
+
+/// The log-sd of `c`'s surrogate minutes implied by `calibration`'s standard errors (delta method over
+/// the parameters `space` gives `c`, central differences). The calibration stores 1-sigma per
+/// parameter, not their correlations, so the parameters are taken as uncorrelated; parameters the
+/// calibration lacks (an uncalibrated generation: factor 1) count with no uncertainty.
+double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, const model::Calibration& calibration);
+
+/// The left-out predictions of every mode. `loso_minutes` / `lofo_minutes`: leave_group_out by system
+/// and by family (as validate computes them); the scale and round modes are refitted here, warm-started
+/// at `fit_x`. `calibration`: whose standard errors give each case's parameter_log_sd.
+std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space,
+                                                     const std::vector<CalibrationCase>& cases,
+                                                     const std::vector<double>& fit_x,
+                                                     const std::vector<double>& loso_minutes,
+                                                     const std::vector<double>& lofo_minutes,
+                                                     const model::Calibration& calibration);
+
+/// Quantiles of one mode at model::kIntervalLevel, with the leave-one-system-out coverage of the
+/// intervals predict gives (widened per case by its parameter_log_sd, model::widened_log_bounds).
+model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::vector<CalibrationCase>& cases);
+
+/// Everything predict needs: the quantiles of every mode, the calibrated families and the largest
+/// calibrated accelerator count per benchmark.
+model::IntervalModel interval_model(const std::vector<ModeResiduals>& modes, const std::vector<CalibrationCase>& cases);
+
+} // namespace gpuscale::analysis

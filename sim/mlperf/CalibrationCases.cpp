@@ -1,0 +1,183 @@
+#include "sim/mlperf/CalibrationCases.hpp"
+
+#include "sim/mlperf/MlperfScenarioBuilder.hpp"
+#include "sim/run/ParallelRuns.hpp"
+#include "sim/config/ConfigError.hpp"
+#include "sim/config/MlperfRepositoryReader.hpp"
+#include "sim/engine/StepDecomposition.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace gpuscale::mlperf {
+namespace {
+
+std::string key_of(const model::MlperfEntry& e)
+{
+  return e.round + "/" + e.submitter + "/" + e.system + "/" + e.benchmark;
+}
+
+/// The runs' start times: identical sets mean the same runs published twice.
+std::vector<double> run_signature(const model::MlperfEntry& e)
+{
+  std::vector<double> starts;
+  for (const auto& run : e.runs)
+    starts.push_back(run.run_start_ms);
+  std::sort(starts.begin(), starts.end());
+  return starts;
+}
+
+analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const MlperfScenario& scenario,
+                                    const results::RunRecord& r)
+{
+  analysis::CalibrationCase c = simulated_case(scenario, r);
+  c.round = entry.round;
+  c.submitter = entry.submitter;
+  c.system = entry.system;
+  c.benchmark = entry.benchmark;
+  c.system_key = entry.submitter + "/" + entry.system;
+  c.nodes = entry.description.number_of_nodes;
+  c.actual_minutes = *entry.score_minutes;
+  return c;
+}
+
+} // namespace
+
+analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const results::RunRecord& r)
+{
+  const auto& s = scenario.resolved.scenario;
+  analysis::CalibrationCase c;
+  c.family = scenario.mapping.gpu_type;
+  c.generation = scenario.generation;
+  c.fabric_class = scenario.fabric_class;
+  c.accelerators = s.gpus;
+  c.nodes = r.nodes;
+  c.global_batch_size = s.global_batch_size;
+  c.reference = s.efficiency;
+  c.work = engine::decompose_step(scenario.resolved);
+  c.iteration_s = r.iter_time_s;
+  c.comm_s = r.comm_time_s;
+  c.exposed_comm_s = r.exposed_comm_s;
+  if (r.host_max_samples_per_s > 0)
+    c.host_limit_s = static_cast<double>(s.global_batch_size) / s.data_parallel() / r.host_max_samples_per_s;
+  c.minutes_per_step_s = (r.ttt_training_min + r.ttt_evaluation_min) / r.effective_iter_time_s;
+  c.fixed_minutes = r.ttt_overhead_min;
+  c.reference_minutes = r.time_to_train_min;
+  c.prepare();
+  return c;
+}
+
+CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Calibration& reference,
+                                  const CaseOptions& options)
+{
+  const config::MlperfImport imported = config::read_mlperf_repository(mlperf_dir);
+  MlperfScenarioBuilder builder;
+  CaseSet set;
+  std::vector<std::size_t> chosen; // indices into set.entries
+  std::vector<MlperfScenario> built;
+  std::map<std::vector<double>, std::string> seen;
+  for (const auto& entry : imported.entries) {
+    const std::string key = key_of(entry);
+    auto exclude = [&](const std::string& why) { set.excluded.push_back(key + ": " + why); };
+    if (entry.description.division != "closed") {
+      exclude("division '" + entry.description.division + "'");
+      continue;
+    }
+    if (!entry.score_minutes) {
+      exclude("no score");
+      continue;
+    }
+    const auto [it, fresh] = seen.emplace(run_signature(entry), key);
+    if (!fresh) {
+      exclude("the same runs as " + it->second);
+      continue;
+    }
+    set.entries.push_back(entry);
+    if (options.max_accelerators > 0 && entry.description.accelerators_total() > options.max_accelerators) {
+      exclude(fmt::format("{} accelerators, above --max-accelerators {}", entry.description.accelerators_total(),
+                          options.max_accelerators));
+      continue;
+    }
+    try {
+      // The reference calibration's efficiencies; not its per-run overhead, which the fit adds itself.
+      MlperfScenario scenario =
+          builder.build(entry.description, entry.benchmark, entry.global_batch_size, reference, false);
+      chosen.push_back(set.entries.size() - 1);
+      built.push_back(std::move(scenario));
+    } catch (const config::ConfigError& e) {
+      exclude(e.diagnostics().front().message);
+    } catch (const std::invalid_argument& e) {
+      exclude(e.what());
+    }
+  }
+  std::vector<model::ResolvedScenario> scenarios;
+  for (const auto& b : built)
+    scenarios.push_back(b.resolved);
+  const auto runs = run::run_scenarios_parallel(scenarios, options.workers, [&](std::size_t done, std::size_t total) {
+    if (options.progress)
+      options.progress("simulating", done, total);
+  });
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& run = runs[i];
+    const model::MlperfEntry& entry = set.entries[chosen[i]];
+    const std::string key = key_of(entry);
+    set.simulation_wall_s += run.wall_s;
+    if (run.wall_s > set.slowest_simulation_s) {
+      set.slowest_simulation_s = run.wall_s;
+      set.slowest_case = key;
+    }
+    if (!run.record) {
+      set.excluded.push_back(key + ": simulation failed: " + run.error);
+      continue;
+    }
+    if (run.record->outcome != results::Outcome::Ok) {
+      set.excluded.push_back(key + ": " + run.record->infeasible_reason);
+      continue;
+    }
+    set.cases.push_back(make_case(entry, built[i], *run.record));
+    set.cases.back().simulation_s = run.wall_s;
+    set.scenarios.push_back(scenarios[i]);
+  }
+  return set;
+}
+
+std::vector<double> contention_excess(const CaseSet& set, int workers, const CaseProgress& progress)
+{
+  auto scenarios = set.scenarios;
+  for (auto& resolved : scenarios)
+    resolved.scenario.executor = model::StepExecutorKind::Analytical;
+  const auto runs = run::run_scenarios_parallel(scenarios, workers, [&](std::size_t done, std::size_t total) {
+    if (progress)
+      progress("contention-free", done, total);
+  });
+  std::vector<double> excess;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& record = runs[i].record;
+    excess.push_back(record && record->outcome == results::Outcome::Ok && record->iter_time_s > 0
+                         ? set.cases[i].iteration_s / record->iter_time_s - 1
+                         : NAN);
+  }
+  return excess;
+}
+
+std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,
+                                     const std::vector<model::Efficiency>& efficiencies, int workers,
+                                     const CaseProgress& progress)
+{
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    scenarios[i].scenario.efficiency = efficiencies[i];
+  const auto runs = run::run_scenarios_parallel(scenarios, workers, [&](std::size_t done, std::size_t total) {
+    if (progress)
+      progress("re-simulating", done, total);
+  });
+  std::vector<double> minutes;
+  for (const auto& run : runs)
+    minutes.push_back(run.record && run.record->outcome == results::Outcome::Ok ? run.record->time_to_train_min : NAN);
+  return minutes;
+}
+
+} // namespace gpuscale::mlperf

@@ -1,0 +1,64 @@
+#include "sim/mlperf/MlperfScenarioBuilder.hpp"
+
+#include "sim/mlperf/DataPaths.hpp"
+#include "sim/mlperf/SubmitterLayout.hpp"
+#include "sim/config/ConvergenceReader.hpp"
+#include "sim/config/HostInputReader.hpp"
+#include "sim/config/PlatformReader.hpp"
+#include "sim/config/WorkloadReader.hpp"
+#include "sim/model/Calibration.hpp"
+#include "sim/model/ScenarioResolution.hpp"
+
+#include <stdexcept>
+
+namespace gpuscale::mlperf {
+
+MlperfScenarioBuilder::MlperfScenarioBuilder()
+    : catalog_(config::read_platform(catalog_path())),
+      host_costs_(config::read_host_input(data_dir() + "/workloads/host_input/host_input.yaml"))
+{
+}
+
+const model::WorkloadTrace& MlperfScenarioBuilder::workload(const std::string& benchmark)
+{
+  auto it = workloads_.find(benchmark);
+  if (it == workloads_.end()) {
+    it = workloads_.emplace(benchmark, config::read_workload(workload_path(benchmark))).first;
+    convergence_.emplace(benchmark,
+                         config::read_convergence(data_dir() + "/workloads/convergence/" + benchmark + ".yaml"));
+  }
+  return it->second;
+}
+
+MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, const std::string& benchmark,
+                                            int global_batch_size, const model::Calibration& calibration,
+                                            bool run_overhead)
+{
+  MlperfScenario out;
+  out.mapping = config::map_mlperf_system(system, catalog_);
+  auto& r = out.resolved;
+  r.platform = out.mapping.platform;
+  r.workload = workload(benchmark);
+  r.convergence = convergence_.at(benchmark);
+  const model::GpuType& gpu = r.platform.gpu_types.at(out.mapping.gpu_type);
+  auto& s = r.scenario;
+  s.name = "mlperf-" + system.submitter + "-" + system.system_name + "-" + benchmark;
+  s.platform_path = system.file;
+  s.workload_path = workload_path(benchmark);
+  s.gpus = system.accelerators_total();
+  s.global_batch_size = global_batch_size;
+  choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node);
+  model::ScenarioInputs options;
+  options.host_costs = &host_costs_;
+  options.host_costs_path = data_dir() + "/workloads/host_input/host_input.yaml";
+  options.calibration = &calibration;
+  options.add_calibrated_run_overhead = run_overhead;
+  const auto conflicts = model::resolve_in_place(r, options);
+  if (!conflicts.empty())
+    throw std::invalid_argument("the submitters' layout does not fit: " + conflicts.front().message);
+  out.generation = gpu.generation;
+  out.fabric_class = model::fabric_class_of(r.platform, s.gpus);
+  return out;
+}
+
+} // namespace gpuscale::mlperf

@@ -1,0 +1,47 @@
+#pragma once
+/// Builds the scenario of one MLPerf result (or of a system to predict): the catalog platform of the
+/// system description, the benchmark's workload trace, convergence table and host pipeline, and the
+/// layout submitters use (SubmitterLayout).
+
+#include "sim/config/MlperfPlatformMapper.hpp"
+#include "sim/model/Calibration.hpp"
+#include "sim/model/HostInputModel.hpp"
+#include "sim/model/MlperfSystem.hpp"
+#include "sim/model/Scenario.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpuscale::mlperf {
+
+struct MlperfScenario {
+  model::ResolvedScenario resolved;
+  config::MlperfPlatformMapping mapping;
+  std::string generation;   ///< accelerator generation (catalog)
+  std::string fabric_class; ///< model::fabric_class_of
+};
+
+class MlperfScenarioBuilder {
+public:
+  /// Reads the catalog (calibration/catalog.yaml under data_dir()). Throws ConfigError.
+  MlperfScenarioBuilder();
+
+  /// The scenario, resolved (model::resolve_in_place) with `calibration`'s efficiencies and, where
+  /// `run_overhead` says so, its per-run overhead. Throws ConfigError (unknown accelerator, CPU-only
+  /// system) or std::invalid_argument (no layout, or a layout that does not fit).
+  MlperfScenario build(const model::MlperfSystem& system, const std::string& benchmark, int global_batch_size,
+                       const model::Calibration& calibration, bool run_overhead);
+
+  const model::Platform& catalog() const { return catalog_; }
+
+private:
+  const model::WorkloadTrace& workload(const std::string& benchmark);
+
+  model::Platform catalog_;
+  std::map<std::string, model::WorkloadTrace> workloads_;
+  std::map<std::string, model::ConvergenceTable> convergence_;
+  std::vector<model::HostInputCost> host_costs_;
+};
+
+} // namespace gpuscale::mlperf

@@ -1,0 +1,30 @@
+#pragma once
+/// How MLPerf submitters lay a benchmark out on a system, as gpuscale reproduces it for systems it
+/// has to predict (docs/CALIBRATION.md, "Layout rule"):
+///
+///   llama2_70b_lora  Megatron tensor parallelism tp = 4 (all GPUs of the node when it has fewer)
+///                    with sequence parallelism, activation checkpointing, FP8 GEMMs where the
+///                    accelerator has an FP8 peak (Transformer Engine), micro-batch 1; context
+///                    parallelism cp = 2, 4, 8 only when the data-parallel degree would exceed the
+///                    global batch (NVIDIA's NeMo submissions at 8-1024 GPUs); tp = 8 if tp = 4
+///                    does not fit in memory.
+///   the others       data parallelism (DDP, ZeRO stage 0), the largest micro-batch that divides the
+///                    per-GPU batch and fits in memory without activation checkpointing; with
+///                    checkpointing only if micro-batch 1 does not fit. ResNet and RetinaNet decode
+///                    images on the GPU (DALI), as every submission of the calibration data does.
+
+#include "sim/model/Platform.hpp"
+#include "sim/model/Scenario.hpp"
+#include "sim/model/WorkloadTrace.hpp"
+
+#include <string>
+
+namespace gpuscale::mlperf {
+
+/// Sets tp, cp, sequence_parallel, activation_checkpointing, precision, micro_batch_size,
+/// zero_stage and input_pipeline of `scenario` (whose gpus and global_batch_size are set).
+/// Throws std::invalid_argument naming the reason when no layout divides the batch or fits.
+void choose_submitter_layout(model::Scenario& scenario, const model::WorkloadTrace& workload,
+                             const model::GpuType& gpu, int gpus_per_node);
+
+} // namespace gpuscale::mlperf

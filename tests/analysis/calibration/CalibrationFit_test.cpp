@@ -1,0 +1,150 @@
+#include "analysis/calibration/CalibrationFit.hpp"
+#include "analysis/calibration/CalibrationSurrogate.hpp"
+#include "analysis/calibration/CrossValidation.hpp"
+#include "analysis/calibration/RooflineProfile.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace gpuscale;
+
+namespace {
+
+/// A step with a FLOP-bound part, two roofline kernels of different intensity and an optimizer.
+model::StepWork toy_work(double scale)
+{
+  model::StepWork w;
+  w.peak_flop_per_s = 1e15;
+  w.memory_bw_Bps = 3e12;
+  w.flop_bound_flop = 4e14 * scale;
+  // memory traffic grows unlike the FLOPs from case to case, so compute and memory efficiency separate
+  w.memory_kernels = {{1e12 * scale, 1e10 * scale * scale, 10}, {1e9 * scale, 2e10 / scale, 20}};
+  w.optimizer_bytes = 5e10;
+  return w;
+}
+
+analysis::CalibrationCase toy_case(const std::string& benchmark, const std::string& generation, double scale,
+                                   const std::string& system)
+{
+  analysis::CalibrationCase c;
+  c.round = "v9";
+  c.submitter = "Acme";
+  c.system = system;
+  c.system_key = "Acme/" + system;
+  c.family = generation + "-part";
+  c.benchmark = benchmark;
+  c.generation = generation;
+  c.fabric_class = "nvswitch";
+  c.reference = {0.5, 1.0, 0.8};
+  c.work = toy_work(scale);
+  c.comm_s = 0.05;
+  c.exposed_comm_s = 0.01;
+  c.prepare();
+  c.iteration_s = c.reference_busy_s + c.exposed_comm_s;
+  c.minutes_per_step_s = 100.0;
+  c.fixed_minutes = 0.05;
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("analysis::RooflineProfile equals StepWork::busy_time_s at any efficiencies", "[analysis]")
+{
+  const auto work = toy_work(1.0);
+  const analysis::RooflineProfile profile(work);
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> fraction(0.01, 1.0);
+  for (int i = 0; i < 200; ++i) {
+    const model::Efficiency e{fraction(random), 1.0, fraction(random)};
+    CHECK(profile.busy_time_s(e.compute, e.memory) == Approx(work.busy_time_s(e)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("analysis::surrogate_minutes reproduces the reference simulation and scales compute exactly", "[analysis]")
+{
+  auto c = toy_case("bert", "hopper", 1.0, "box");
+  const double step0 = c.iteration_s;
+  CHECK(analysis::surrogate_minutes(c, c.reference, 0.0) == Approx(step0 * 100.0 + 0.05).epsilon(1e-12));
+  // Half the network efficiency: the exposed part doubles at least.
+  const double slower = analysis::surrogate_minutes(c, {0.5, 0.5, 0.8}, 0.0);
+  CHECK(slower >= (step0 + 0.01) * 100.0 + 0.05 - 1e-9);
+  // An overhead adds its minutes.
+  CHECK(analysis::surrogate_minutes(c, c.reference, 120.0) == Approx(step0 * 100.0 + 0.05 + 2.0).epsilon(1e-12));
+  // A step overhead moves every step by its difference from the one the reference ran with.
+  c.reference.step_overhead_s = 0.003;
+  c.iteration_s += 0.003;
+  auto with_overhead = c.reference;
+  with_overhead.step_overhead_s = 0.010;
+  CHECK(analysis::surrogate_minutes(c, c.reference, 0.0) == Approx(c.iteration_s * 100.0 + 0.05).epsilon(1e-12));
+  CHECK(analysis::surrogate_minutes(c, with_overhead, 0.0) ==
+        Approx((c.iteration_s + 0.007) * 100.0 + 0.05).epsilon(1e-12));
+}
+
+TEST_CASE("analysis::fit_calibration recovers parameters from results the surrogate generated", "[analysis]")
+{
+  std::vector<analysis::CalibrationCase> cases;
+  int system = 0;
+  for (const char* benchmark : {"bert", "resnet"})
+    for (const char* generation : {"hopper", "ampere"})
+      for (double scale : {0.5, 1.0, 2.0, 4.0})
+        cases.push_back(toy_case(benchmark, generation, scale, "s" + std::to_string(system++)));
+  const analysis::ParameterSpace space(cases);
+  auto truth = space.start();
+  truth[static_cast<std::size_t>(space.index_of("compute.bert"))] = std::log(0.6);
+  truth[static_cast<std::size_t>(space.index_of("compute.resnet"))] = std::log(0.3);
+  truth[static_cast<std::size_t>(space.index_of("generation.ampere"))] = std::log(0.8);
+  truth[static_cast<std::size_t>(space.index_of("memory.bert"))] = std::log(0.6);
+  truth[static_cast<std::size_t>(space.index_of("overhead.bert"))] = 2.0;
+  for (auto& c : cases)
+    c.actual_minutes = space.predict_minutes(c, truth);
+  const auto fit = analysis::fit_calibration(space, cases);
+  CHECK(fit.rms_log_error < 1e-4);
+  CHECK(fit.parameters[static_cast<std::size_t>(space.index_of("compute.bert"))].value == Approx(0.6).epsilon(1e-3));
+  CHECK(fit.parameters[static_cast<std::size_t>(space.index_of("generation.ampere"))].value ==
+        Approx(0.8).epsilon(1e-3));
+  // Every case is NVSwitch with the same exposed share: the network efficiency only moves a constant
+  // that the overheads and compute also move, so it is weakly determined; nothing depends on nothing.
+  const auto& network = fit.parameters[static_cast<std::size_t>(space.index_of("network.nvswitch"))];
+  CHECK(network.results == static_cast<int>(cases.size()));
+  // Leave-one-system-out on noiseless data predicts every case almost exactly.
+  const auto loso = analysis::leave_group_out(
+      space, cases, [](const analysis::CalibrationCase& c) { return c.system_key; }, fit.x);
+  std::vector<double> apes;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    apes.push_back(analysis::absolute_percentage_error(loso[i], cases[i].actual_minutes));
+  CHECK(analysis::summarise_errors(apes).median_pct < 0.1);
+}
+
+TEST_CASE("analysis::leave_group_out falls back to a neutral generation factor for an unseen generation",
+          "[analysis]")
+{
+  std::vector<analysis::CalibrationCase> cases;
+  for (double scale : {0.5, 1.0, 2.0})
+    cases.push_back(toy_case("bert", "hopper", scale, "h" + std::to_string(scale)));
+  cases.push_back(toy_case("bert", "blackwell", 1.0, "b"));
+  const analysis::ParameterSpace space(cases);
+  auto truth = space.start();
+  truth[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = std::log(1.5);
+  for (auto& c : cases)
+    c.actual_minutes = space.predict_minutes(c, truth);
+  const auto fit = analysis::fit_calibration(space, cases);
+  const auto lofo = analysis::leave_group_out(
+      space, cases, [](const analysis::CalibrationCase& c) { return c.generation; }, fit.x);
+  // Without its own result, blackwell is predicted with factor 1, i.e. from its datasheet alone; the
+  // hopper results alone recover the other (noiseless) parameters.
+  auto neutral = truth;
+  neutral[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = 0.0;
+  CHECK(lofo[3] == Approx(space.predict_minutes(cases[3], neutral)).epsilon(1e-3));
+  CHECK(lofo[3] > cases[3].actual_minutes * 1.2); // the true factor 1.5 made it faster than factor 1 predicts
+}
+
+TEST_CASE("analysis::summarise_errors: median and 90th percentile interpolate like numpy", "[analysis]")
+{
+  const auto s = analysis::summarise_errors({1, 2, 3, 4, 10});
+  CHECK(s.count == 5);
+  CHECK(s.median_pct == 3.0);
+  CHECK(s.mean_pct == 4.0);
+  CHECK(s.p90_pct == Approx(7.6));
+}

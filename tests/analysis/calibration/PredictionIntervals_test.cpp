@@ -1,0 +1,152 @@
+#include "analysis/calibration/PredictionIntervals.hpp"
+#include "sim/config/CalibrationReader.hpp"
+#include "sim/model/Calibration.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace gpuscale;
+
+namespace {
+
+/// Cases of `systems` distinct systems, one result each, of a calibrated family on 8 accelerators.
+std::vector<analysis::CalibrationCase> cases_of(int systems)
+{
+  std::vector<analysis::CalibrationCase> cases(static_cast<std::size_t>(systems));
+  for (int i = 0; i < systems; ++i) {
+    cases[static_cast<std::size_t>(i)].system_key = "s" + std::to_string(i);
+    cases[static_cast<std::size_t>(i)].family = "h100-sxm5-80gb";
+    cases[static_cast<std::size_t>(i)].benchmark = "bert";
+    cases[static_cast<std::size_t>(i)].accelerators = 8 * (i + 1);
+  }
+  return cases;
+}
+
+} // namespace
+
+TEST_CASE("analysis::summarise_mode takes the 10th and 90th percentiles and a leave-one-system-out coverage",
+          "[analysis]")
+{
+  // Residuals -0.5, -0.4, ..., +0.5 (11 systems): percentiles by interpolation at positions 1 and 9.
+  const auto cases = cases_of(11);
+  analysis::ModeResiduals mode;
+  for (int i = 0; i < 11; ++i) {
+    mode.cases.push_back(static_cast<std::size_t>(i));
+    mode.log_residuals.push_back(-0.5 + 0.1 * i);
+  }
+  const auto q = analysis::summarise_mode(mode, cases);
+  CHECK(q.results == 11);
+  CHECK(q.low_log == Approx(-0.4));
+  CHECK(q.high_log == Approx(0.4));
+  // Each against the others' 10th/90th percentiles (positions 0.9 and 8.1 of 10 values): -0.5 against
+  // -0.31, -0.4 against -0.32 (and +0.4, +0.5 likewise) fall outside; -0.3 against -0.41 ... +0.3
+  // against +0.41 inside: 7 of 11.
+  CHECK(q.coverage == Approx(7.0 / 11.0));
+}
+
+TEST_CASE("model::regimes_for picks the validation mode of a request and interval_minutes unites them", "[model]")
+{
+  model::IntervalModel intervals;
+  intervals.families = {"h100-sxm5-80gb"};
+  intervals.calibrated_accelerators = {{"bert", 1024}};
+  intervals.modes["calibrated_family"] = {-0.1, 0.1, 100, 0.8};
+  intervals.modes["new_family_calibrated_generation"] = {-0.2, 0.15, 50, 0.8};
+  intervals.modes["uncalibrated_generation"] = {-0.3, 0.5, 10, 0.8};
+  intervals.modes["beyond_calibrated_scale"] = {-0.25, 0.05, 10, 0.8};
+  intervals.modes["later_round"] = {-0.2, 0.2, 10, 0.8};
+  using model::PredictionRegime;
+  CHECK(model::regimes_for(intervals, true, "h100-sxm5-80gb", "bert", 8) ==
+        std::vector<PredictionRegime>{PredictionRegime::CalibratedFamily});
+  CHECK(model::regimes_for(intervals, true, "h200-nvl-141gb", "bert", 8) ==
+        std::vector<PredictionRegime>{PredictionRegime::NewFamilyCalibratedGeneration});
+  CHECK(model::regimes_for(intervals, false, "mi325x", "bert", 8) ==
+        std::vector<PredictionRegime>{PredictionRegime::UncalibratedGeneration});
+  const auto large = model::regimes_for(intervals, true, "h100-sxm5-80gb", "bert", 2048);
+  CHECK(large == std::vector<PredictionRegime>{PredictionRegime::CalibratedFamily, PredictionRegime::BeyondCalibratedScale});
+  const auto one = model::interval_minutes(intervals, {PredictionRegime::CalibratedFamily}, 10.0);
+  REQUIRE(one);
+  CHECK(one->first == Approx(10.0 * std::exp(-0.1)));
+  CHECK(one->second == Approx(10.0 * std::exp(0.1)));
+  const auto both = model::interval_minutes(intervals, large, 10.0); // the wider bound of either
+  REQUIRE(both);
+  CHECK(both->first == Approx(10.0 * std::exp(-0.25)));
+  CHECK(both->second == Approx(10.0 * std::exp(0.1)));
+  intervals.modes["calibrated_family"].results = 0; // no left-out results: no interval
+  CHECK_FALSE(model::interval_minutes(intervals, {PredictionRegime::CalibratedFamily}, 10.0));
+}
+
+TEST_CASE("config::format_calibration round-trips the prediction intervals", "[config]")
+{
+  model::Calibration c;
+  c.compute["bert"] = {1.2, 0.05, 20, true, ""};
+  c.batch_sizes = {{"bert", 8, 768, 20}};
+  c.intervals.families = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
+  c.intervals.calibrated_accelerators = {{"bert", 4096}};
+  for (auto regime : model::all_prediction_regimes())
+    c.intervals.modes[model::to_string(regime)] = {-0.125, 0.25, 42, 0.8};
+  const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
+  CHECK(read.intervals.families == c.intervals.families);
+  CHECK(read.intervals.calibrated_accelerators.at("bert") == 4096);
+  REQUIRE(read.intervals.modes.size() == 5);
+  CHECK(read.intervals.modes.at("later_round").low_log == Approx(-0.125));
+  CHECK(read.intervals.modes.at("later_round").high_log == Approx(0.25));
+  CHECK(read.intervals.modes.at("later_round").results == 42);
+  CHECK(read.intervals.modes.at("later_round").coverage == Approx(0.8));
+}
+
+TEST_CASE("the committed calibration carries an interval for every validation mode", "[config]")
+{
+  const auto& intervals = config::default_calibration().intervals;
+  for (auto regime : model::all_prediction_regimes()) {
+    INFO(model::to_string(regime));
+    const auto& q = intervals.modes.at(model::to_string(regime));
+    CHECK(q.results > 0);
+    CHECK(q.low_log < 0);
+    CHECK(q.high_log > 0);
+  }
+}
+
+TEST_CASE("model::widened_log_bounds adds only the parameter uncertainty beyond the typical", "[model]")
+{
+  // Typical or less: unchanged.
+  const auto same = model::widened_log_bounds(-0.1, 0.3, 0.05, 0.05);
+  CHECK(same.first == Approx(-0.1));
+  CHECK(same.second == Approx(0.3));
+  CHECK(model::widened_log_bounds(-0.1, 0.3, 0.01, 0.05).second == Approx(0.3));
+  // Excess s^2 - s0^2 = 0.25^2 - 0.15^2 = 0.04: half-width 0.2 becomes sqrt(0.04 + z^2 0.04) on both sides.
+  const double z = model::kIntervalNormalQuantile;
+  const double widen = std::sqrt(0.04 + z * z * 0.04) - 0.2;
+  const auto wider = model::widened_log_bounds(-0.1, 0.3, 0.25, 0.15);
+  CHECK(wider.first == Approx(-0.1 - widen));
+  CHECK(wider.second == Approx(0.3 + widen));
+}
+
+TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's standard errors", "[analysis]")
+{
+  // A case whose time is all run overhead: minutes = fixed + overhead/60, so d log t / d overhead_min =
+  // 1 / t and the log-sd is sigma_min / t exactly.
+  analysis::CalibrationCase c;
+  c.benchmark = "bert";
+  c.generation = model::kReferenceGeneration;
+  c.fabric_class = "nvswitch";
+  c.system_key = "s";
+  c.work.peak_flop_per_s = 1e15; // 1e12 FLOP at peak x 0.5: a 2 ms step, all FLOP-bound
+  c.work.memory_bw_Bps = 1e12;
+  c.work.flop_bound_flop = 1e12;
+  c.reference = {0.5, 1.0, 1.0, 0.0};
+  c.prepare();
+  c.iteration_s = c.reference_busy_s;
+  c.minutes_per_step_s = 0.0; // no training time: minutes = fixed + overhead
+  c.fixed_minutes = 1.0;
+  model::Calibration calibration;
+  calibration.overhead_s["bert"] = {60.0, 30.0, 10, true, ""}; // 1 min +- 0.5 min
+  const analysis::ParameterSpace space({c});
+  const double t = space.predict_minutes(c, [&] {
+    auto x = space.start();
+    x[static_cast<std::size_t>(space.index_of("overhead.bert"))] = 1.0;
+    return x;
+  }());
+  CHECK(t == Approx(2.0));
+  CHECK(analysis::parameter_log_sd(space, c, calibration) == Approx(0.5 / 2.0).epsilon(1e-6));
+}
