@@ -178,10 +178,9 @@ std::string block_or_placeholder(const std::string& header, const std::string& l
   return header + placeholder + "\n";
 }
 
-void scaling_plots(const FrontierAnalysis& a, Writer& writer)
+/// scaling.dat: one block per series (gpus, time, efficiency, speedup).
+std::string scaling_data(const FrontierAnalysis& a)
 {
-  // scaling.dat: one block per series; marks.dat: per panel, its balance points, input-bound points and
-  // points whose convergence is extrapolated (three blocks per panel).
   std::string scaling;
   for (std::size_t s = 0; s < a.series.size(); ++s) {
     scaling += "# " + a.series[s].label + "\n# gpus time_s efficiency speedup\n";
@@ -189,10 +188,15 @@ void scaling_plots(const FrontierAnalysis& a, Writer& writer)
       scaling += fmt::format("{} {} {} {}\n", p.gpus, value(p.time_s), value(p.efficiency), value(p.speedup));
     scaling += "\n\n";
   }
-  writer.data("scaling.dat", scaling);
-  const auto panels = scaling_panels(a);
+  return scaling;
+}
+
+/// scaling_marks.dat: per panel, its balance points, input-bound points and points whose convergence is
+/// extrapolated (three blocks per panel); `has_marks` says, per panel, which of the three have points.
+std::string scaling_marks(const FrontierAnalysis& a, const std::vector<Panel>& panels,
+                          std::vector<std::array<bool, 3>>& has_marks)
+{
   std::string marks;
-  std::vector<std::array<bool, 3>> has_marks;
   for (const auto& panel : panels) {
     const std::array<std::string, 3> headers{"# balance points\n", "# input bound\n", "# convergence extrapolated\n"};
     std::array<std::string, 3> blocks;
@@ -215,7 +219,15 @@ void scaling_plots(const FrontierAnalysis& a, Writer& writer)
       marks += block_or_placeholder(headers[m], blocks[m], 3) + "\n\n";
     has_marks.push_back(any);
   }
-  writer.data("scaling_marks.dat", marks);
+  return marks;
+}
+
+void scaling_plots(const FrontierAnalysis& a, Writer& writer)
+{
+  writer.data("scaling.dat", scaling_data(a));
+  const auto panels = scaling_panels(a);
+  std::vector<std::array<bool, 3>> has_marks;
+  writer.data("scaling_marks.dat", scaling_marks(a, panels, has_marks));
 
   const std::size_t columns = panels.size() > 1 ? 2 : 1;
   const std::size_t rows = (panels.size() + columns - 1) / columns;
