@@ -59,32 +59,18 @@ std::string commonest(const std::map<std::string, std::size_t>& counts, std::siz
   return text + (sorted.size() > 3 ? ", ..." : "");
 }
 
-} // namespace
+/// The features that vary across the configurations, standardised to mean 0 and variance 1.
+struct StandardisedFeatures {
+  std::vector<std::size_t> used; ///< indices into definitions() of the features kept
+  std::vector<Point> points;     ///< one point per configuration, one coordinate per used feature
+};
 
-double cluster_feature_value(const std::string& name, const Configuration& configuration)
-{
-  for (const auto& d : definitions())
-    if (name == d.name)
-      return d.natural(configuration);
-  throw std::invalid_argument("unknown cluster feature '" + name + "'");
-}
-
-bool cluster_feature_is_logarithmic(const std::string& name)
-{
-  for (const auto& d : definitions())
-    if (name == d.name)
-      return d.logarithmic;
-  throw std::invalid_argument("unknown cluster feature '" + name + "'");
-}
-
-std::optional<ClusterResult> cluster_configurations(const std::vector<Configuration>& configurations,
-                                                    const ClusterOptions& options)
+/// Standardises every feature that varies; features that are (numerically) constant are recorded in
+/// `result.dropped_features`, the others in `result.features`.
+StandardisedFeatures standardise_features(const std::vector<Configuration>& configurations, ClusterResult& result)
 {
   const std::size_t n = configurations.size();
-  if (n < 2)
-    return std::nullopt;
-  ClusterResult result;
-  std::vector<std::size_t> used;
+  StandardisedFeatures standardised;
   std::vector<double> means, deviations;
   for (std::size_t f = 0; f < definitions().size(); ++f) {
     double mean = 0;
@@ -97,18 +83,24 @@ std::optional<ClusterResult> cluster_configurations(const std::vector<Configurat
       result.dropped_features.push_back(definitions()[f].name);
       continue;
     }
-    used.push_back(f);
+    standardised.used.push_back(f);
     means.push_back(mean);
     deviations.push_back(std::sqrt(variance));
     result.features.push_back({definitions()[f].name, definitions()[f].unit, 0});
   }
-  if (used.empty())
-    return std::nullopt;
-  std::vector<Point> points(n, Point(used.size()));
+  const auto& used = standardised.used;
+  standardised.points.assign(n, Point(used.size()));
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t u = 0; u < used.size(); ++u)
-      points[i][u] = (definitions()[used[u]].raw(configurations[i]) - means[u]) / deviations[u];
+      standardised.points[i][u] = (definitions()[used[u]].raw(configurations[i]) - means[u]) / deviations[u];
+  return standardised;
+}
 
+/// Runs k-means with the requested k, or with the k of best silhouette when there are enough points, or
+/// with the default k; sets `result.k`, the silhouette(s) and whether the silhouette chose k.
+KMeansResult choose_clusters(const std::vector<Point>& points, const ClusterOptions& options, ClusterResult& result)
+{
+  const std::size_t n = points.size();
   KMeansResult best;
   if (options.k) {
     result.k = std::clamp(*options.k, 1, static_cast<int>(n));
@@ -131,31 +123,39 @@ std::optional<ClusterResult> cluster_configurations(const std::vector<Configurat
     best = kmeans(points, result.k, options.seed);
     result.silhouette = result.k > 1 && result.k < static_cast<int>(n) ? silhouette_score(points, best.assignment, result.k) : 0.0;
   }
-  result.assignment = best.assignment;
+  return best;
+}
 
-  // Number clusters by decreasing size (then by first member) so the report does not depend on seeding order.
-  std::vector<std::size_t> sizes(static_cast<std::size_t>(result.k), 0);
-  std::vector<std::size_t> first(static_cast<std::size_t>(result.k), n);
+/// Numbers clusters by decreasing size (then by first member) so the report does not depend on seeding order.
+void number_clusters_by_size(std::vector<int>& assignment, int k)
+{
+  const std::size_t n = assignment.size();
+  std::vector<std::size_t> sizes(static_cast<std::size_t>(k), 0);
+  std::vector<std::size_t> first(static_cast<std::size_t>(k), n);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<std::size_t>(result.assignment[i]);
+    const auto c = static_cast<std::size_t>(assignment[i]);
     ++sizes[c];
     first[c] = std::min(first[c], i);
   }
-  std::vector<int> order(static_cast<std::size_t>(result.k));
-  for (int c = 0; c < result.k; ++c)
+  std::vector<int> order(static_cast<std::size_t>(k));
+  for (int c = 0; c < k; ++c)
     order[static_cast<std::size_t>(c)] = c;
   std::sort(order.begin(), order.end(), [&](int a, int b) {
     const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
     return sizes[ua] != sizes[ub] ? sizes[ua] > sizes[ub] : first[ua] < first[ub];
   });
-  std::vector<int> renumber(static_cast<std::size_t>(result.k));
-  for (int rank = 0; rank < result.k; ++rank)
+  std::vector<int> renumber(static_cast<std::size_t>(k));
+  for (int rank = 0; rank < k; ++rank)
     renumber[static_cast<std::size_t>(order[static_cast<std::size_t>(rank)])] = rank;
-  for (auto& c : result.assignment)
+  for (auto& c : assignment)
     c = renumber[static_cast<std::size_t>(c)];
+}
 
-  // η² per feature on the standardised values (total sum of squares is n, the variance being 1).
-  for (std::size_t u = 0; u < used.size(); ++u) {
+/// η² per feature on the standardised values (total sum of squares is n, the variance being 1).
+void set_feature_importances(const std::vector<Point>& points, ClusterResult& result)
+{
+  const std::size_t n = points.size();
+  for (std::size_t u = 0; u < result.features.size(); ++u) {
     std::vector<double> sum(static_cast<std::size_t>(result.k), 0.0);
     std::vector<double> count(static_cast<std::size_t>(result.k), 0.0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -168,45 +168,84 @@ std::optional<ClusterResult> cluster_configurations(const std::vector<Configurat
         between += sum[c] * sum[c] / count[c];
     result.features[u].importance = between / static_cast<double>(n);
   }
+}
 
-  for (int id = 0; id < result.k; ++id) {
-    ClusterDescription d;
-    d.id = id;
-    d.mean.assign(used.size(), 0.0);
-    d.centroid_z.assign(used.size(), 0.0);
-    std::map<std::string, std::size_t> workloads, platforms;
-    for (std::size_t i = 0; i < n; ++i)
-      if (result.assignment[i] == id) {
-        ++d.size;
-        ++workloads[configurations[i].run.workload];
-        ++platforms[configurations[i].run.platform];
-        for (std::size_t u = 0; u < used.size(); ++u) {
-          d.mean[u] += definitions()[used[u]].natural(configurations[i]);
-          d.centroid_z[u] += points[i][u];
-        }
+/// Cluster `id`'s size, mean per feature, centroid in standard units and a one-line summary.
+ClusterDescription describe_cluster(int id, const std::vector<Configuration>& configurations,
+                                    const StandardisedFeatures& standardised, const std::vector<int>& assignment)
+{
+  const auto& used = standardised.used;
+  const auto& points = standardised.points;
+  ClusterDescription d;
+  d.id = id;
+  d.mean.assign(used.size(), 0.0);
+  d.centroid_z.assign(used.size(), 0.0);
+  std::map<std::string, std::size_t> workloads, platforms;
+  for (std::size_t i = 0; i < configurations.size(); ++i)
+    if (assignment[i] == id) {
+      ++d.size;
+      ++workloads[configurations[i].run.workload];
+      ++platforms[configurations[i].run.platform];
+      for (std::size_t u = 0; u < used.size(); ++u) {
+        d.mean[u] += definitions()[used[u]].natural(configurations[i]);
+        d.centroid_z[u] += points[i][u];
       }
-    for (std::size_t u = 0; u < used.size(); ++u) {
-      d.mean[u] /= static_cast<double>(d.size);
-      d.centroid_z[u] /= static_cast<double>(d.size);
     }
-    // The two features furthest from the mean (|z| >= 0.5) name the cluster.
-    std::vector<std::size_t> by_distance(used.size());
-    for (std::size_t u = 0; u < used.size(); ++u)
-      by_distance[u] = u;
-    std::stable_sort(by_distance.begin(), by_distance.end(),
-                     [&](std::size_t a, std::size_t b) { return std::fabs(d.centroid_z[a]) > std::fabs(d.centroid_z[b]); });
-    std::string traits;
-    for (std::size_t r = 0; r < by_distance.size() && r < 2; ++r) {
-      const std::size_t u = by_distance[r];
-      if (std::fabs(d.centroid_z[u]) < 0.5)
-        break;
-      traits += (traits.empty() ? "" : ", ") +
-                std::string(d.centroid_z[u] > 0 ? definitions()[used[u]].high : definitions()[used[u]].low);
-    }
-    d.summary = (traits.empty() ? std::string("close to the average") : traits) + "; " + commonest(workloads, d.size) +
-                "; " + commonest(platforms, d.size);
-    result.clusters.push_back(std::move(d));
+  for (std::size_t u = 0; u < used.size(); ++u) {
+    d.mean[u] /= static_cast<double>(d.size);
+    d.centroid_z[u] /= static_cast<double>(d.size);
   }
+  // The two features furthest from the mean (|z| >= 0.5) name the cluster.
+  std::vector<std::size_t> by_distance(used.size());
+  for (std::size_t u = 0; u < used.size(); ++u)
+    by_distance[u] = u;
+  std::stable_sort(by_distance.begin(), by_distance.end(),
+                   [&](std::size_t a, std::size_t b) { return std::fabs(d.centroid_z[a]) > std::fabs(d.centroid_z[b]); });
+  std::string traits;
+  for (std::size_t r = 0; r < by_distance.size() && r < 2; ++r) {
+    const std::size_t u = by_distance[r];
+    if (std::fabs(d.centroid_z[u]) < 0.5)
+      break;
+    traits += (traits.empty() ? "" : ", ") +
+              std::string(d.centroid_z[u] > 0 ? definitions()[used[u]].high : definitions()[used[u]].low);
+  }
+  d.summary = (traits.empty() ? std::string("close to the average") : traits) + "; " + commonest(workloads, d.size) +
+              "; " + commonest(platforms, d.size);
+  return d;
+}
+
+} // namespace
+
+double cluster_feature_value(const std::string& name, const Configuration& configuration)
+{
+  for (const auto& d : definitions())
+    if (name == d.name)
+      return d.natural(configuration);
+  throw std::invalid_argument("unknown cluster feature '" + name + "'");
+}
+
+bool cluster_feature_is_logarithmic(const std::string& name)
+{
+  for (const auto& d : definitions())
+    if (name == d.name)
+      return d.logarithmic;
+  throw std::invalid_argument("unknown cluster feature '" + name + "'");
+}
+
+std::optional<ClusterResult> cluster_configurations(const std::vector<Configuration>& configurations,
+                                                    const ClusterOptions& options)
+{
+  if (configurations.size() < 2)
+    return std::nullopt;
+  ClusterResult result;
+  const StandardisedFeatures standardised = standardise_features(configurations, result);
+  if (standardised.used.empty())
+    return std::nullopt;
+  result.assignment = choose_clusters(standardised.points, options, result).assignment;
+  number_clusters_by_size(result.assignment, result.k);
+  set_feature_importances(standardised.points, result);
+  for (int id = 0; id < result.k; ++id)
+    result.clusters.push_back(describe_cluster(id, configurations, standardised, result.assignment));
   return result;
 }
 

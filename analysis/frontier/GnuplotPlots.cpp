@@ -178,10 +178,9 @@ std::string block_or_placeholder(const std::string& header, const std::string& l
   return header + placeholder + "\n";
 }
 
-void scaling_plots(const FrontierAnalysis& a, Writer& writer)
+/// scaling.dat: one block per series (gpus, time, efficiency, speedup).
+std::string scaling_data(const FrontierAnalysis& a)
 {
-  // scaling.dat: one block per series; marks.dat: per panel, its balance points, input-bound points and
-  // points whose convergence is extrapolated (three blocks per panel).
   std::string scaling;
   for (std::size_t s = 0; s < a.series.size(); ++s) {
     scaling += "# " + a.series[s].label + "\n# gpus time_s efficiency speedup\n";
@@ -189,10 +188,15 @@ void scaling_plots(const FrontierAnalysis& a, Writer& writer)
       scaling += fmt::format("{} {} {} {}\n", p.gpus, value(p.time_s), value(p.efficiency), value(p.speedup));
     scaling += "\n\n";
   }
-  writer.data("scaling.dat", scaling);
-  const auto panels = scaling_panels(a);
+  return scaling;
+}
+
+/// scaling_marks.dat: per panel, its balance points, input-bound points and points whose convergence is
+/// extrapolated (three blocks per panel); `has_marks` says, per panel, which of the three have points.
+std::string scaling_marks(const FrontierAnalysis& a, const std::vector<Panel>& panels,
+                          std::vector<std::array<bool, 3>>& has_marks)
+{
   std::string marks;
-  std::vector<std::array<bool, 3>> has_marks;
   for (const auto& panel : panels) {
     const std::array<std::string, 3> headers{"# balance points\n", "# input bound\n", "# convergence extrapolated\n"};
     std::array<std::string, 3> blocks;
@@ -215,7 +219,15 @@ void scaling_plots(const FrontierAnalysis& a, Writer& writer)
       marks += block_or_placeholder(headers[m], blocks[m], 3) + "\n\n";
     has_marks.push_back(any);
   }
-  writer.data("scaling_marks.dat", marks);
+  return marks;
+}
+
+void scaling_plots(const FrontierAnalysis& a, Writer& writer)
+{
+  writer.data("scaling.dat", scaling_data(a));
+  const auto panels = scaling_panels(a);
+  std::vector<std::array<bool, 3>> has_marks;
+  writer.data("scaling_marks.dat", scaling_marks(a, panels, has_marks));
 
   const std::size_t columns = panels.size() > 1 ? 2 : 1;
   const std::size_t rows = (panels.size() + columns - 1) / columns;
@@ -258,9 +270,9 @@ void scaling_plots(const FrontierAnalysis& a, Writer& writer)
                 width, height);
 }
 
-void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Writer& writer)
+/// The platforms that ran `workload`, numbered in name order (the data block and colour of each).
+std::map<std::string, std::size_t> platforms_of(const FrontierAnalysis& a, const std::string& workload)
 {
-  const std::string stem = "frontier_" + file_stem(workload);
   std::map<std::string, std::size_t> platforms;
   for (const auto& c : a.configurations)
     if (c.run.workload == workload)
@@ -268,8 +280,23 @@ void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Write
   std::size_t next = 0;
   for (auto& [name, index] : platforms)
     index = next++;
-  // Blocks: one per platform (all configurations), then balance points, then the deadline choice.
-  std::string all;
+  return platforms;
+}
+
+/// The frontier plot's data file and which of its optional marks have points.
+struct FrontierData {
+  std::string text;
+  bool any_input_bound = false;
+  bool any_extrapolated = false;
+};
+
+/// Blocks: one per platform (all configurations), then balance points, the deadline choice, the input-bound
+/// and the extrapolated configurations.
+FrontierData frontier_data(const FrontierAnalysis& a, const std::string& workload,
+                           const std::map<std::string, std::size_t>& platforms)
+{
+  FrontierData data;
+  std::string& all = data.text;
   for (const auto& [name, index] : platforms) {
     all += "# " + name + "\n# time_s gpu_hours cost_usd energy_kwh gpus\n";
     for (const auto& c : a.configurations)
@@ -299,13 +326,48 @@ void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Write
       if (c.convergence_extrapolated)
         extrapolated_rows += row(c);
     }
-  const bool any_input_bound = !input_bound_rows.empty(), any_extrapolated = !extrapolated_rows.empty();
+  data.any_input_bound = !input_bound_rows.empty();
+  data.any_extrapolated = !extrapolated_rows.empty();
   all += block_or_placeholder("# balance points\n", balance_rows, 5) + "\n\n" +
          block_or_placeholder("# deadline choice\n", deadline_rows, 5) + "\n\n" +
          block_or_placeholder("# input bound\n", input_bound_rows, 5) + "\n\n" +
          block_or_placeholder("# convergence extrapolated\n", extrapolated_rows, 5);
+  return data;
+}
+
+/// The Pareto front of `workload` for `metric`, one "time amount label" row per labelled point.
+std::string front_points(const FrontierAnalysis& a, const std::string& workload, const std::string& metric)
+{
+  // The front's points are numbered 1, 2, ... in increasing time, as the rows of the report's Pareto
+  // table that names them (full labels on the plot collide where the front is flat).
+  // Points that coincide on the plot (within 1 % on both axes) share one label, "1,2".
+  std::string front;
+  for (const auto& f : a.frontiers)
+    if (f.workload == workload && f.metric == metric) {
+      std::vector<std::tuple<double, double, std::string>> labelled;
+      for (std::size_t k = 0; k < f.front.size(); ++k) {
+        const double time = a.configurations[f.front[k]].time_s;
+        const double amount = metric_value(a.configurations[f.front[k]], metric);
+        auto near = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::max(std::fabs(x), std::fabs(y)); };
+        if (!labelled.empty() && near(std::get<0>(labelled.back()), time) && near(std::get<1>(labelled.back()), amount))
+          std::get<2>(labelled.back()) += "," + std::to_string(k + 1);
+        else
+          labelled.emplace_back(time, amount, std::to_string(k + 1));
+      }
+      for (const auto& [time, amount, label] : labelled)
+        front += fmt::format("{} {} {}\n", value(time), value(amount), quoted(label));
+    }
+  return front;
+}
+
+void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Writer& writer)
+{
+  const std::string stem = "frontier_" + file_stem(workload);
+  const std::map<std::string, std::size_t> platforms = platforms_of(a, workload);
+  const FrontierData data = frontier_data(a, workload, platforms);
+  const bool any_input_bound = data.any_input_bound, any_extrapolated = data.any_extrapolated;
   const std::size_t balance_block = platforms.size();
-  writer.data(stem + ".dat", all);
+  writer.data(stem + ".dat", data.text);
 
   // Three panels on the left 80%; one key, drawn with the first panel, in the space on the right.
   std::string body = "set multiplot layout 1,3 margins screen 0.05, 0.80, 0.12, 0.88 spacing screen 0.055 title " +
@@ -317,25 +379,7 @@ void frontier_plot(const FrontierAnalysis& a, const std::string& workload, Write
   for (const auto& [metric, column] : panels) {
     if (column == 3)
       body += "unset key\n"; // the first panel's key, below the panels, serves all three
-    // The front's points are numbered 1, 2, ... in increasing time, as the rows of the report's Pareto
-    // table that names them (full labels on the plot collide where the front is flat).
-    // Points that coincide on the plot (within 1 % on both axes) share one label, "1,2".
-    std::string front;
-    for (const auto& f : a.frontiers)
-      if (f.workload == workload && f.metric == metric) {
-        std::vector<std::tuple<double, double, std::string>> labelled;
-        for (std::size_t k = 0; k < f.front.size(); ++k) {
-          const double time = a.configurations[f.front[k]].time_s;
-          const double amount = metric_value(a.configurations[f.front[k]], metric);
-          auto near = [](double x, double y) { return std::fabs(x - y) <= 0.01 * std::max(std::fabs(x), std::fabs(y)); };
-          if (!labelled.empty() && near(std::get<0>(labelled.back()), time) && near(std::get<1>(labelled.back()), amount))
-            std::get<2>(labelled.back()) += "," + std::to_string(k + 1);
-          else
-            labelled.emplace_back(time, amount, std::to_string(k + 1));
-        }
-        for (const auto& [time, amount, label] : labelled)
-          front += fmt::format("{} {} {}\n", value(time), value(amount), quoted(label));
-      }
+    const std::string front = front_points(a, workload, metric);
     const std::string front_file = stem + "_" + file_stem(metric) + ".dat";
     writer.data(front_file,
                 "# Pareto front: time_s " + metric + " number\n" + (front.empty() ? "NaN NaN \"\"\n" : front));

@@ -38,9 +38,10 @@ int capacity(const GpuTypeProfile& type, int accumulation, double tau)
   return lo;
 }
 
-/// The best plan with `accumulation` micro-batches of `per_micro` samples in total per micro-step.
-std::optional<BatchPlan> plan_for_accumulation(const std::vector<GpuTypeProfile>& types, int accumulation,
-                                               long long per_micro)
+/// The smallest step time tau at which every GPU can take >= 1 sample and together they take >= per_micro
+/// samples per micro-step; nullopt when no step time is enough.
+std::optional<double> smallest_feasible_step_time(const std::vector<GpuTypeProfile>& types, int accumulation,
+                                                  long long per_micro)
 {
   // Candidate step times: the optimum's maximum is the time of some GPU, i.e. one of these.
   std::vector<double> candidates;
@@ -70,14 +71,21 @@ std::optional<BatchPlan> plan_for_accumulation(const std::vector<GpuTypeProfile>
     else
       lo = mid + 1;
   }
-  const double tau = candidates[lo];
-  // Each GPU at its capacity, then remove the excess one sample at a time from the GPU that finishes
-  // last (never below 1 sample): lowering a micro-batch never raises its time, so the max stays <= tau.
-  struct Gpu {
-    std::size_t type = 0;
-    int micro = 0;
-  };
-  std::vector<Gpu> gpus;
+  return candidates[lo];
+}
+
+/// One GPU of the plan: its type (index into the profiles) and its micro-batch.
+struct PlannedGpu {
+  std::size_t type = 0;
+  int micro = 0;
+};
+
+/// Each GPU at its capacity under `tau`, then the excess removed one sample at a time from the GPU that
+/// finishes last (never below 1 sample): lowering a micro-batch never raises its time, so the max stays <= tau.
+std::vector<PlannedGpu> micro_batches_within(const std::vector<GpuTypeProfile>& types, int accumulation,
+                                             long long per_micro, double tau)
+{
+  std::vector<PlannedGpu> gpus;
   long long total = 0;
   for (std::size_t k = 0; k < types.size(); ++k) {
     const int cap = capacity(types[k], accumulation, tau);
@@ -102,6 +110,13 @@ std::optional<BatchPlan> plan_for_accumulation(const std::vector<GpuTypeProfile>
     --total;
     queue.push(i);
   }
+  return gpus;
+}
+
+/// The plan's shares: per GPU type, the GPUs grouped by micro-batch (largest first), and the step time.
+BatchPlan group_into_shares(const std::vector<GpuTypeProfile>& types, int accumulation,
+                            const std::vector<PlannedGpu>& gpus)
+{
   BatchPlan plan;
   plan.accumulation = accumulation;
   for (std::size_t k = 0; k < types.size(); ++k) {
@@ -120,6 +135,16 @@ std::optional<BatchPlan> plan_for_accumulation(const std::vector<GpuTypeProfile>
     }
   }
   return plan;
+}
+
+/// The best plan with `accumulation` micro-batches of `per_micro` samples in total per micro-step.
+std::optional<BatchPlan> plan_for_accumulation(const std::vector<GpuTypeProfile>& types, int accumulation,
+                                               long long per_micro)
+{
+  const std::optional<double> tau = smallest_feasible_step_time(types, accumulation, per_micro);
+  if (!tau)
+    return std::nullopt;
+  return group_into_shares(types, accumulation, micro_batches_within(types, accumulation, per_micro, *tau));
 }
 
 } // namespace

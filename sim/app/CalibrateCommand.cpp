@@ -50,6 +50,30 @@ void print_contention(const mlperf::CaseSet& set, const std::vector<double>& exc
                                100 * excess[worst], set.cases[worst].key()));
 }
 
+/// Absolute percentage differences between the surrogate and a re-simulation of every case at the fitted
+/// parameters (cases whose re-simulation fails are left out).
+std::vector<double> surrogate_differences(const mlperf::CaseSet& set, const analysis::ParameterSpace& space,
+                                          const std::vector<double>& fit_x, const std::vector<double>& excess,
+                                          int workers)
+{
+  std::vector<model::Efficiency> fitted;
+  for (const auto& c : set.cases)
+    fitted.push_back(space.efficiency(c, fit_x));
+  auto scenarios = set.scenarios;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    if (scenarios[i].convergence) // the calibrated overhead, as a run with this calibration adds it
+      scenarios[i].convergence->run_start_overhead_s += space.overhead_s(set.cases[i].benchmark, fit_x);
+    if (std::abs(excess[i]) <= mlperf::kUncontendedExcess)
+      scenarios[i].scenario.executor = model::StepExecutorKind::Analytical;
+  }
+  const auto simulated = mlperf::simulate_minutes(scenarios, fitted, workers, print_case_progress);
+  std::vector<double> differences;
+  for (std::size_t i = 0; i < simulated.size(); ++i)
+    if (std::isfinite(simulated[i]))
+      differences.push_back(analysis::absolute_percentage_error(space.predict_minutes(set.cases[i], fit_x), simulated[i]));
+  return differences;
+}
+
 void run_calibrate(const CalibrateOptions& options)
 {
   const auto start = std::chrono::steady_clock::now();
@@ -83,21 +107,7 @@ void run_calibrate(const CalibrateOptions& options)
   }
 
   // The surrogate against the simulator at the fitted parameters.
-  std::vector<model::Efficiency> fitted;
-  for (const auto& c : set.cases)
-    fitted.push_back(space.efficiency(c, fit.x));
-  auto scenarios = set.scenarios;
-  for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    if (scenarios[i].convergence) // the calibrated overhead, as a run with this calibration adds it
-      scenarios[i].convergence->run_start_overhead_s += space.overhead_s(set.cases[i].benchmark, fit.x);
-    if (std::abs(excess[i]) <= mlperf::kUncontendedExcess)
-      scenarios[i].scenario.executor = model::StepExecutorKind::Analytical;
-  }
-  const auto simulated = mlperf::simulate_minutes(scenarios, fitted, options.workers, print_case_progress);
-  std::vector<double> differences;
-  for (std::size_t i = 0; i < simulated.size(); ++i)
-    if (std::isfinite(simulated[i]))
-      differences.push_back(analysis::absolute_percentage_error(space.predict_minutes(set.cases[i], fit.x), simulated[i]));
+  const std::vector<double> differences = surrogate_differences(set, space, fit.x, excess, options.workers);
   const auto difference = analysis::summarise_errors(differences);
   const auto fit_errors = analysis::summarise_errors(in_sample);
   const auto loso_errors = analysis::summarise_errors(loso);

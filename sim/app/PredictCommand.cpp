@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 namespace gpuscale::app {
@@ -60,37 +61,58 @@ std::pair<int, std::string> choose_batch(const PredictOptions& options, const mo
   return {gbs, source};
 }
 
-void run_predict(const PredictOptions& options)
+/// A prediction and what it rests on, before it is printed.
+struct Prediction {
+  std::string benchmark;
+  model::MlperfSystem system;
+  mlperf::MlperfScenario built;
+  results::RunRecord record;
+  std::string gbs_source; ///< where the global batch size comes from
+  std::string regime;     ///< the validation mode whose errors give the interval
+  double parameter_sd = 0; ///< the request's parameter log-sd, through the surrogate
+  std::optional<std::pair<double, double>> interval; ///< minutes; absent without left-out results
+  std::vector<std::string> notes;
+};
+
+/// Simulates the system's step for the benchmark and derives the time to train, its interval and notes.
+Prediction make_prediction(const PredictOptions& options)
 {
+  Prediction p;
   const auto benchmark = model::benchmark_name(options.benchmark);
   if (!benchmark)
     throw std::invalid_argument("unknown benchmark '" + options.benchmark + "' (known: " +
                                 model::known_benchmark_names() + ")");
-  const model::MlperfSystem system = config::read_mlperf_system(options.system_path);
-  run::check_simulation_size(system.accelerators_total(), "system " + options.system_path);
+  p.system = config::read_mlperf_system(options.system_path);
+  run::check_simulation_size(p.system.accelerators_total(), "system " + options.system_path);
   const model::Calibration calibration = options.calibration_path.empty()
                                              ? config::default_calibration()
                                              : config::read_calibration(options.calibration_path);
   mlperf::MlperfScenarioBuilder builder;
-  (void)config::map_mlperf_system(system, builder.catalog()); // unknown accelerators are reported first
-  const auto [gbs, gbs_source] = choose_batch(options, calibration, *benchmark, system.accelerators_total());
-  mlperf::MlperfScenario built = builder.build(system, *benchmark, gbs, calibration, true);
-  std::vector<std::string> notes = built.mapping.notes;
+  (void)config::map_mlperf_system(p.system, builder.catalog()); // unknown accelerators are reported first
+  int gbs = 0;
+  std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total());
+  p.built = builder.build(p.system, *benchmark, gbs, calibration, true);
+  const mlperf::MlperfScenario& built = p.built;
+  const model::MlperfSystem& system = p.system;
+  std::vector<std::string>& notes = p.notes;
+  notes = built.mapping.notes;
   if (!calibration.generation.contains(built.generation))
     notes.push_back("accelerator generation '" + built.generation +
                     "' has no MLPerf result in the calibration: compute factor 1 (as " +
                     model::kReferenceGeneration + "), the prediction rests on the catalog's datasheet figures");
   if (!calibration.network.contains(built.fabric_class))
     notes.push_back("fabric class '" + built.fabric_class + "' not calibrated: mean network efficiency used");
-  const run::ScenarioOutcome outcome = run::run_scenario(built.resolved, false);
-  const auto& r = outcome.record;
+  p.record = run::run_scenario(built.resolved, false).record;
+  const auto& r = p.record;
   if (r.outcome != results::Outcome::Ok)
     throw CommandExit(1, "cannot predict: " + r.infeasible_reason);
+  p.benchmark = *benchmark;
   const bool generation_calibrated =
       built.generation == model::kReferenceGeneration || calibration.generation.contains(built.generation);
   const auto regimes = model::regimes_for(calibration.intervals, generation_calibrated, built.mapping.gpu_type,
                                           *benchmark, system.accelerators_total());
-  const std::string regime = model::to_string(regimes.front());
+  p.regime = model::to_string(regimes.front());
+  const std::string& regime = p.regime;
   if (regimes.size() > 1)
     notes.push_back(fmt::format("{} accelerators is beyond the calibrated scale of {} ({}): the interval is the "
                                 "wider of {} and beyond_calibrated_scale",
@@ -100,42 +122,54 @@ void run_predict(const PredictOptions& options)
   analysis::CalibrationCase request = mlperf::simulated_case(built, r);
   request.benchmark = *benchmark;
   request.fixed_minutes -= calibration.overhead_s_for(*benchmark) / 60.0; // the surrogate adds it itself
-  const double parameter_sd =
+  p.parameter_sd =
       analysis::parameter_log_sd(analysis::ParameterSpace({request}), request, calibration);
-  const auto interval = model::interval_minutes(calibration.intervals, regimes, r.time_to_train_min, parameter_sd);
-  if (!interval)
+  p.interval = model::interval_minutes(calibration.intervals, regimes, r.time_to_train_min, p.parameter_sd);
+  if (!p.interval)
     notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
-  const auto& s = built.resolved.scenario;
+  return p;
+}
+
+/// The prediction as one JSON object on stdout.
+void print_prediction_json(const Prediction& p)
+{
+  const auto& s = p.built.resolved.scenario;
   const auto& e = s.efficiency;
-  if (options.format == "json") {
-    std::string notes_json;
-    for (const auto& n : notes)
-      notes_json += (notes_json.empty() ? "" : ", ") + json_string(n);
-    const std::string interval_json =
-        interval ? fmt::format("[{:.6g}, {:.6g}]", interval->first, interval->second) : std::string("null");
-    fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
-               "  \"interval_minutes\": {},\n  \"interval_level\": {},\n  \"regime\": {},\n"
-               "  \"parameter_log_sd\": {:.4g},\n"
-               "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
-               "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
-               "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
-               "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
-               "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
-               "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
-               json_string(*benchmark), json_string(system.system_name), r.time_to_train_min, interval_json,
-               model::kIntervalLevel, json_string(regime), parameter_sd, r.effective_iter_time_s,
-               static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
-               json_string(gbs_source), s.gpus, r.nodes, json_string(built.mapping.gpu_type),
-               json_string(built.mapping.node_type), json_string(built.fabric_class), s.tensor_parallel,
-               s.context_parallel, s.micro_batch_size, e.compute, e.memory, e.network, e.step_overhead_s,
-               r.samples_to_converge,
-               r.input_bound != 0 ? "true" : "false", notes_json);
-    return;
-  }
-  fmt::print("system     {} ({})\n", system.system_name, options.system_path);
-  fmt::print("platform   {} x {} ({}), {} node(s), fabric class {}\n", s.gpus, built.mapping.gpu_type,
-             built.mapping.node_type, r.nodes, built.fabric_class);
-  fmt::print("layout     global batch {} ({}), micro-batch {}, tp {}, cp {}{}\n", s.global_batch_size, gbs_source,
+  const auto& r = p.record;
+  std::string notes_json;
+  for (const auto& n : p.notes)
+    notes_json += (notes_json.empty() ? "" : ", ") + json_string(n);
+  const std::string interval_json =
+      p.interval ? fmt::format("[{:.6g}, {:.6g}]", p.interval->first, p.interval->second) : std::string("null");
+  fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
+             "  \"interval_minutes\": {},\n  \"interval_level\": {},\n  \"regime\": {},\n"
+             "  \"parameter_log_sd\": {:.4g},\n"
+             "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
+             "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
+             "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
+             "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
+             "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
+             "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
+             json_string(p.benchmark), json_string(p.system.system_name), r.time_to_train_min, interval_json,
+             model::kIntervalLevel, json_string(p.regime), p.parameter_sd, r.effective_iter_time_s,
+             static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
+             json_string(p.gbs_source), s.gpus, r.nodes, json_string(p.built.mapping.gpu_type),
+             json_string(p.built.mapping.node_type), json_string(p.built.fabric_class), s.tensor_parallel,
+             s.context_parallel, s.micro_batch_size, e.compute, e.memory, e.network, e.step_overhead_s,
+             r.samples_to_converge,
+             r.input_bound != 0 ? "true" : "false", notes_json);
+}
+
+/// The prediction as labelled lines on stdout.
+void print_prediction_text(const Prediction& p, const PredictOptions& options)
+{
+  const auto& s = p.built.resolved.scenario;
+  const auto& e = s.efficiency;
+  const auto& r = p.record;
+  fmt::print("system     {} ({})\n", p.system.system_name, options.system_path);
+  fmt::print("platform   {} x {} ({}), {} node(s), fabric class {}\n", s.gpus, p.built.mapping.gpu_type,
+             p.built.mapping.node_type, r.nodes, p.built.fabric_class);
+  fmt::print("layout     global batch {} ({}), micro-batch {}, tp {}, cp {}{}\n", s.global_batch_size, p.gbs_source,
              s.micro_batch_size, s.tensor_parallel, s.context_parallel,
              s.activation_checkpointing ? ", activation checkpointing" : "");
   fmt::print("efficiency compute {:.3f}, memory {:.3f}, network {:.3f}, step overhead {:.3g} s (calibration{})\n",
@@ -143,7 +177,7 @@ void run_predict(const PredictOptions& options)
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
   const std::string interval_text =
-      interval ? fmt::format(" ({:.0f} %: {:.1f}\u2013{:.1f})", model::kIntervalLevel * 100, interval->first, interval->second)
+      p.interval ? fmt::format(" ({:.0f} %: {:.1f}\u2013{:.1f})", model::kIntervalLevel * 100, p.interval->first, p.interval->second)
                : std::string();
   fmt::print("predicted  {:.1f} min{} time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "
              "{:.4g} samples to converge\n",
@@ -151,9 +185,18 @@ void run_predict(const PredictOptions& options)
              r.samples_to_converge);
   fmt::print("regime     {} (interval from the left-out errors of that validation mode, widened where the request's "
              "parameter log-sd {:.3f} exceeds the mode's; docs/CALIBRATION.md)\n",
-             regime, parameter_sd);
-  for (const auto& n : notes)
+             p.regime, p.parameter_sd);
+  for (const auto& n : p.notes)
     fmt::print("note       {}\n", n);
+}
+
+void run_predict(const PredictOptions& options)
+{
+  const Prediction prediction = make_prediction(options);
+  if (options.format == "json")
+    print_prediction_json(prediction);
+  else
+    print_prediction_text(prediction, options);
 }
 
 } // namespace

@@ -35,55 +35,40 @@ std::string format_setup_line(const model::Scenario& s, const results::RunRecord
                      s.activation_checkpointing ? ", activation checkpointing" : "", r.collective_used, r.collective);
 }
 
-std::string format_run_summary(const model::ResolvedScenario& resolved, const run::ScenarioOutcome& outcome)
+namespace {
+
+/// The allocation line of a scenario with uneven per-GPU batches; empty when every GPU takes the same share.
+std::string format_allocation_line(const model::Scenario& scenario)
+{
+  if (scenario.batch_per_rank.empty())
+    return {};
+  std::string shares;
+  for (std::size_t rank = 0; rank < scenario.batch_per_rank.size(); ++rank) {
+    const auto& share = scenario.batch_per_rank[rank];
+    if (rank == 0 || !(share == scenario.batch_per_rank[rank - 1]))
+      shares += fmt::format("{}GPU {}: {} x {}", shares.empty() ? "" : ", ", rank, share.micro_batch, share.accumulation);
+  }
+  return fmt::format("allocation uneven (micro-batch x accumulation from the GPU named on): {}\n", shares);
+}
+
+/// The memory line: the total per GPU of the tightest GPU type and its parts.
+std::string format_memory_line(const run::ScenarioOutcome& outcome)
 {
   using units::format_bytes;
-  using units::format_seconds;
-  const auto& r = outcome.record;
   const auto& m = outcome.memory;
-  std::string out;
-  out += fmt::format("scenario   {}\n", r.scenario);
-  out += fmt::format("platform   {} ({} GPUs used of {}, {} node(s), {})\n", r.platform, r.gpus,
-                     resolved.platform.gpu_count(), r.nodes, r.gpu_models);
-  out += fmt::format("workload   {} ({:.1f} M trainable + {:.1f} M frozen parameters, {:.2f} GFLOP fwd/sample)\n",
-                     r.workload, resolved.workload.trainable_params() / 1e6, resolved.workload.frozen_params() / 1e6,
-                     resolved.workload.forward_flop_per_sample() / 1e9);
-  out += format_setup_line(resolved.scenario, r);
-  if (!resolved.scenario.batch_per_rank.empty()) {
-    std::string shares;
-    for (std::size_t rank = 0; rank < resolved.scenario.batch_per_rank.size(); ++rank) {
-      const auto& share = resolved.scenario.batch_per_rank[rank];
-      if (rank == 0 || !(share == resolved.scenario.batch_per_rank[rank - 1]))
-        shares += fmt::format("{}GPU {}: {} x {}", shares.empty() ? "" : ", ", rank, share.micro_batch, share.accumulation);
-    }
-    out += fmt::format("allocation uneven (micro-batch x accumulation from the GPU named on): {}\n", shares);
-  }
-  out += fmt::format("memory     {} of {} per GPU ({}): params {}, frozen {}, grads {}, optimizer {}, "
+  return fmt::format("memory     {} of {} per GPU ({}): params {}, frozen {}, grads {}, optimizer {}, "
                      "activations {}, buffers {}, reserve {}\n",
                      format_bytes(m.total_bytes()), format_bytes(m.capacity_bytes), outcome.tightest_gpu,
                      format_bytes(m.parameter_bytes), format_bytes(m.frozen_bytes), format_bytes(m.gradient_bytes),
                      format_bytes(m.optimizer_bytes), format_bytes(m.activation_bytes), format_bytes(m.buffer_bytes),
                      format_bytes(m.reserve_bytes));
-  if (r.outcome == results::Outcome::Infeasible) {
-    out += fmt::format("outcome    INFEASIBLE: {}\n", r.infeasible_reason);
-    return out;
-  }
-  out += fmt::format("iteration  {} ({:.1f} samples/s)\n", format_seconds(r.iter_time_s), r.samples_per_s);
-  out += fmt::format("  compute        {}\n", format_seconds(r.compute_time_s));
-  out += fmt::format("  communication  {} ({} sent per GPU)\n", format_seconds(r.comm_time_s),
-                     format_bytes(r.bytes_sent_per_gpu));
-  out += fmt::format("  exposed comm.  {} ({:.1f}% of the iteration)\n", format_seconds(r.exposed_comm_s),
-                     r.iter_time_s > 0 ? 100.0 * r.exposed_comm_s / r.iter_time_s : 0.0);
-  if (outcome.host) {
-    const auto& h = *outcome.host;
-    out += fmt::format("host       {} input pipeline: {:.0f} samples/s per GPU possible, {:.0f} needed, "
-                       "{:.0f}% of the loader cores busy{}\n",
-                       resolved.host_input->pipeline, h.max_samples_per_s, h.gpu_samples_per_s,
-                       100 * h.host_utilisation,
-                       h.input_bound ? fmt::format(" -> INPUT BOUND, step stretched to {}",
-                                                   format_seconds(r.effective_iter_time_s))
-                                     : "");
-  }
+}
+
+/// The time-to-train lines, with the extrapolation note where the batch lies outside the reference points.
+std::string format_time_to_train(const model::ResolvedScenario& resolved, const run::ScenarioOutcome& outcome)
+{
+  const auto& r = outcome.record;
+  std::string out;
   if (outcome.time_to_train) {
     const auto& t = *outcome.time_to_train;
     out += fmt::format("time to train {:.2f} min: training {:.2f} min ({:.0f} steps, {:.3g} samples to converge), "
@@ -111,6 +96,47 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const ru
   } else {
     out += "time to train: no convergence table for this workload (iteration figures only)\n";
   }
+  return out;
+}
+
+} // namespace
+
+std::string format_run_summary(const model::ResolvedScenario& resolved, const run::ScenarioOutcome& outcome)
+{
+  using units::format_bytes;
+  using units::format_seconds;
+  const auto& r = outcome.record;
+  std::string out;
+  out += fmt::format("scenario   {}\n", r.scenario);
+  out += fmt::format("platform   {} ({} GPUs used of {}, {} node(s), {})\n", r.platform, r.gpus,
+                     resolved.platform.gpu_count(), r.nodes, r.gpu_models);
+  out += fmt::format("workload   {} ({:.1f} M trainable + {:.1f} M frozen parameters, {:.2f} GFLOP fwd/sample)\n",
+                     r.workload, resolved.workload.trainable_params() / 1e6, resolved.workload.frozen_params() / 1e6,
+                     resolved.workload.forward_flop_per_sample() / 1e9);
+  out += format_setup_line(resolved.scenario, r);
+  out += format_allocation_line(resolved.scenario);
+  out += format_memory_line(outcome);
+  if (r.outcome == results::Outcome::Infeasible) {
+    out += fmt::format("outcome    INFEASIBLE: {}\n", r.infeasible_reason);
+    return out;
+  }
+  out += fmt::format("iteration  {} ({:.1f} samples/s)\n", format_seconds(r.iter_time_s), r.samples_per_s);
+  out += fmt::format("  compute        {}\n", format_seconds(r.compute_time_s));
+  out += fmt::format("  communication  {} ({} sent per GPU)\n", format_seconds(r.comm_time_s),
+                     format_bytes(r.bytes_sent_per_gpu));
+  out += fmt::format("  exposed comm.  {} ({:.1f}% of the iteration)\n", format_seconds(r.exposed_comm_s),
+                     r.iter_time_s > 0 ? 100.0 * r.exposed_comm_s / r.iter_time_s : 0.0);
+  if (outcome.host) {
+    const auto& h = *outcome.host;
+    out += fmt::format("host       {} input pipeline: {:.0f} samples/s per GPU possible, {:.0f} needed, "
+                       "{:.0f}% of the loader cores busy{}\n",
+                       resolved.host_input->pipeline, h.max_samples_per_s, h.gpu_samples_per_s,
+                       100 * h.host_utilisation,
+                       h.input_bound ? fmt::format(" -> INPUT BOUND, step stretched to {}",
+                                                   format_seconds(r.effective_iter_time_s))
+                                     : "");
+  }
+  out += format_time_to_train(resolved, outcome);
   out += fmt::format("simgrid    {}\n", r.simgrid_config);
   if (r.executor == "analytical")
     out += "executor   analytical: alpha-beta along the routes, no link contention\n";

@@ -49,6 +49,68 @@ void print_summary_row(const std::string& name, const std::vector<double>& apes)
   fmt::print("  {:<18} {:>4} {:>9.1f} {:>9.1f} {:>9.1f}\n", name, s.count, s.median_pct, s.mean_pct, s.p90_pct);
 }
 
+/// Absolute percentage errors of the left-out predictions, grouped as the summaries print them.
+struct LeftOutErrors {
+  std::map<std::string, std::vector<double>> by_benchmark, by_bucket; ///< leave-one-system-out
+  std::map<std::string, std::vector<double>> by_family;               ///< leave-one-family-out
+  std::vector<double> all;       ///< leave-one-system-out, every result
+  std::vector<double> in_sample; ///< the fit on all results
+  std::vector<PlotPoint> points; ///< actual vs leave-one-system-out prediction
+};
+
+/// Prints one row per result (leave-one-system-out prediction and error) and collects the errors.
+LeftOutErrors print_left_out_predictions(const analysis::ParameterSpace& space,
+                                         const std::vector<analysis::CalibrationCase>& cases,
+                                         const std::vector<double>& fit_x, const std::vector<double>& loso,
+                                         const std::vector<double>& lofo)
+{
+  std::vector<std::size_t> order(cases.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(cases[a].benchmark, cases[a].accelerators, cases[a].actual_minutes) <
+           std::tie(cases[b].benchmark, cases[b].accelerators, cases[b].actual_minutes);
+  });
+  fmt::print("\nLeave-one-system-out: each result predicted by a fit without any result of its system\n");
+  fmt::print("{:<62} {:<17} {:>5} {:>9} {:>9} {:>8} {:>7}\n", "system", "benchmark", "accel", "actual", "predicted",
+             "error", "sim s");
+  LeftOutErrors e;
+  for (std::size_t i : order) {
+    const auto& c = cases[i];
+    const double error = (loso[i] - c.actual_minutes) / c.actual_minutes * 100.0;
+    fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", c.round + "/" + c.system_key,
+               c.benchmark, c.accelerators, c.actual_minutes, loso[i], error, c.simulation_s);
+    e.by_benchmark[c.benchmark].push_back(std::abs(error));
+    e.by_bucket[bucket_label(c.accelerators)].push_back(std::abs(error));
+    e.by_family[c.family].push_back(analysis::absolute_percentage_error(lofo[i], c.actual_minutes));
+    e.all.push_back(std::abs(error));
+    e.in_sample.push_back(
+        analysis::absolute_percentage_error(space.predict_minutes(c, fit_x), c.actual_minutes));
+    e.points.push_back({c.benchmark, c.actual_minutes, loso[i]});
+  }
+  return e;
+}
+
+/// Prints the error summaries: per benchmark, per scale, in-sample, and per left-out accelerator family.
+void print_error_summaries(const LeftOutErrors& e)
+{
+  fmt::print("\nAbsolute percentage error, leave-one-system-out\n  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "", "n",
+             "median %", "mean %", "p90 %");
+  for (const auto& [name, apes] : e.by_benchmark)
+    print_summary_row(name, apes);
+  print_summary_row("all", e.all);
+  fmt::print("  by accelerators\n");
+  for (const char* bucket : {"<=8", "9-64", "65-512", ">512"})
+    if (e.by_bucket.contains(bucket))
+      print_summary_row(bucket, e.by_bucket.at(bucket));
+  fmt::print("  in-sample fit (all results)\n");
+  print_summary_row("all", e.in_sample);
+  fmt::print("\nLeave-one-accelerator-family-out: the family's results predicted without any of them\n"
+             "(its generation factor then falls back to 1 when no other family shares the generation)\n");
+  fmt::print("  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "family", "n", "median %", "mean %", "p90 %");
+  for (const auto& [name, apes] : e.by_family)
+    print_summary_row(name, apes);
+}
+
 void run_validate(const ValidateOptions& options)
 {
   const model::Calibration reference = options.calibration_path.empty()
@@ -66,47 +128,8 @@ void run_validate(const ValidateOptions& options)
   const auto lofo =
       analysis::leave_group_out(space, cases, [](const analysis::CalibrationCase& c) { return c.family; }, fit.x);
 
-  std::vector<std::size_t> order(cases.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::tie(cases[a].benchmark, cases[a].accelerators, cases[a].actual_minutes) <
-           std::tie(cases[b].benchmark, cases[b].accelerators, cases[b].actual_minutes);
-  });
-  fmt::print("\nLeave-one-system-out: each result predicted by a fit without any result of its system\n");
-  fmt::print("{:<62} {:<17} {:>5} {:>9} {:>9} {:>8} {:>7}\n", "system", "benchmark", "accel", "actual", "predicted",
-             "error", "sim s");
-  std::map<std::string, std::vector<double>> by_benchmark, by_bucket, by_family;
-  std::vector<double> all, in_sample;
-  std::vector<PlotPoint> points;
-  for (std::size_t i : order) {
-    const auto& c = cases[i];
-    const double error = (loso[i] - c.actual_minutes) / c.actual_minutes * 100.0;
-    fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", c.round + "/" + c.system_key,
-               c.benchmark, c.accelerators, c.actual_minutes, loso[i], error, c.simulation_s);
-    by_benchmark[c.benchmark].push_back(std::abs(error));
-    by_bucket[bucket_label(c.accelerators)].push_back(std::abs(error));
-    by_family[c.family].push_back(analysis::absolute_percentage_error(lofo[i], c.actual_minutes));
-    all.push_back(std::abs(error));
-    in_sample.push_back(
-        analysis::absolute_percentage_error(space.predict_minutes(c, fit.x), c.actual_minutes));
-    points.push_back({c.benchmark, c.actual_minutes, loso[i]});
-  }
-  fmt::print("\nAbsolute percentage error, leave-one-system-out\n  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "", "n",
-             "median %", "mean %", "p90 %");
-  for (const auto& [name, apes] : by_benchmark)
-    print_summary_row(name, apes);
-  print_summary_row("all", all);
-  fmt::print("  by accelerators\n");
-  for (const char* bucket : {"<=8", "9-64", "65-512", ">512"})
-    if (by_bucket.contains(bucket))
-      print_summary_row(bucket, by_bucket[bucket]);
-  fmt::print("  in-sample fit (all results)\n");
-  print_summary_row("all", in_sample);
-  fmt::print("\nLeave-one-accelerator-family-out: the family's results predicted without any of them\n"
-             "(its generation factor then falls back to 1 when no other family shares the generation)\n");
-  fmt::print("  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "family", "n", "median %", "mean %", "p90 %");
-  for (const auto& [name, apes] : by_family)
-    print_summary_row(name, apes);
+  const LeftOutErrors errors = print_left_out_predictions(space, cases, fit.x, loso, lofo);
+  print_error_summaries(errors);
   const auto modes = analysis::validation_mode_residuals(space, cases, fit.x, loso, lofo, reference);
   const model::IntervalModel intervals = analysis::interval_model(modes, cases);
   print_interval_coverage(intervals);
@@ -119,15 +142,15 @@ void run_validate(const ValidateOptions& options)
   fmt::print("\n{} results ({} left out: gpuscale calibrate --list-excluded), simulation {:.0f} s\n", cases.size(),
              set.excluded.size(), set.simulation_wall_s);
   if (!options.plot_path.empty()) {
-    const auto overall = analysis::summarise_errors(all);
+    const auto overall = analysis::summarise_errors(errors.all);
     const std::string why = write_validation_plot(
         options.plot_path,
         fmt::format("MLPerf Training, leave-one-system-out: median APE {:.1f} %, n = {}", overall.median_pct,
                     overall.count),
-        points);
+        errors.points);
     fmt::print("plot       {}\n", why.empty() ? options.plot_path : why);
   }
-  const double median = analysis::summarise_errors(all).median_pct;
+  const double median = analysis::summarise_errors(errors.all).median_pct;
   if (options.max_median_ape_pct > 0 && median > options.max_median_ape_pct)
     throw CommandExit(1, fmt::format("leave-one-system-out median APE {:.2f} % exceeds the threshold {:.2f} %", median,
                                      options.max_median_ape_pct));

@@ -62,7 +62,7 @@ struct RunRecord {
   double price_usd_per_gpu_hour = 0; ///< catalog on-demand price, mean over the GPUs used; 0 = not in the catalog
   double host_cores_per_gpu = 0;   ///< physical host CPU cores per GPU, mean over the nodes used
 
-  // MLPerf-style time to train (issue 3); 0 when the workload has no convergence table.
+  // MLPerf-style time to train; 0 when the workload has no convergence table.
   double effective_iter_time_s = 0;    ///< iter_time_s stretched by the host input pipeline if input bound
   double time_to_train_min = 0;        ///< training + evaluation + overhead
   double ttt_training_min = 0;
