@@ -2,7 +2,7 @@
 
 #include "sim/app/ScenarioRunner.hpp"
 #include "sim/app/SweepProgress.hpp"
-#include "sim/app/SweepWorkerPool.hpp"
+#include "sim/engine/ProcessPool.hpp"
 
 #include <fmt/format.h>
 
@@ -79,7 +79,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
 {
   SweepExecutionReport report;
   SignalScope signals;
-  SweepWorkerPool pool(workers);
+  engine::ProcessPool pool(workers);
   std::map<std::int64_t, const model::SweepPoint*> by_index;
   std::map<std::int64_t, double> cost_of;
   double total_cost = 0;
@@ -92,7 +92,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
 
   std::size_t next = 0;
   bool announced = false;
-  auto handle = [&](const SweepWorkerPool::Finished& finished) {
+  auto handle = [&](const engine::ProcessPool::Finished& finished) {
     if (finished.killed_by_pool)
       return; // abandoned on request: not a failure, redone by --resume
     if (!finished.ok) {
