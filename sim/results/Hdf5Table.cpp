@@ -23,51 +23,97 @@ void string_attribute(hid_t object, const std::string& name, const std::string& 
 }
 void int_attribute(hid_t object, const std::string& name, long long value) { hdf5::write_int_attribute(object, name, value); }
 
-hid_t make_row_type(const TableLayout& layout)
+void write_one(hid_t file, const PackedTable& table, int schema_version, const std::string& version)
 {
-  const hid_t type = checked(H5Tcreate(H5T_COMPOUND, layout.row_bytes), "cannot create a row type");
+  Id dataset(create_table(file, table.name, table.title, table.layout, table.rows, schema_version, version), H5Dclose);
+  write_rows(dataset.get(), table.layout, table.bytes.data(), 0, table.rows);
+}
+
+} // namespace
+
+hid_t table_row_type(const TableLayout& layout)
+{
+  Id type(checked(H5Tcreate(H5T_COMPOUND, layout.row_bytes), "cannot create a row type"), H5Tclose);
   for (const auto& f : layout.fields) {
     if (f.kind == TableLayout::Kind::Int64)
-      H5Tinsert(type, f.name.c_str(), f.offset, H5T_NATIVE_INT64);
+      check(H5Tinsert(type.get(), f.name.c_str(), f.offset, H5T_NATIVE_INT64), "row type");
     else if (f.kind == TableLayout::Kind::Double)
-      H5Tinsert(type, f.name.c_str(), f.offset, H5T_NATIVE_DOUBLE);
+      check(H5Tinsert(type.get(), f.name.c_str(), f.offset, H5T_NATIVE_DOUBLE), "row type");
     else {
       Id text(H5Tcopy(H5T_C_S1), H5Tclose);
       H5Tset_size(text.get(), f.bytes);
       H5Tset_strpad(text.get(), H5T_STR_NULLPAD);
-      H5Tinsert(type, f.name.c_str(), f.offset, text.get());
+      check(H5Tinsert(type.get(), f.name.c_str(), f.offset, text.get()), "row type");
     }
   }
-  return type;
+  return type.release();
 }
 
-void write_one(hid_t file, const PackedTable& table, int schema_version, const std::string& version)
+hid_t create_table(hid_t file, const std::string& name, const std::string& title, const TableLayout& layout,
+                   std::size_t rows, int schema_version, const std::string& gpuscale_version)
 {
-  const hsize_t rows = table.rows;
+  const hsize_t initial = rows;
   const hsize_t unlimited = H5S_UNLIMITED;
-  Id space(H5Screate_simple(1, &rows, &unlimited), H5Sclose);
+  Id space(H5Screate_simple(1, &initial, &unlimited), H5Sclose);
   Id properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   const hsize_t chunk = 64;
   H5Pset_chunk(properties.get(), 1, &chunk);
-  Id type(make_row_type(table.layout), H5Tclose);
-  Id dataset(checked(H5Dcreate2(file, table.name.c_str(), type.get(), space.get(), H5P_DEFAULT, properties.get(),
-                                H5P_DEFAULT),
-                     "cannot create /" + table.name),
+  Id type(table_row_type(layout), H5Tclose);
+  Id dataset(checked(H5Dcreate2(file, name.c_str(), type.get(), space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+                     "cannot create /" + name),
              H5Dclose);
-  if (rows > 0)
-    check(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, table.bytes.data()),
-          "cannot write /" + table.name);
   int_attribute(dataset.get(), "schema_version", schema_version);
-  string_attribute(dataset.get(), "gpuscale_version", version);
+  string_attribute(dataset.get(), "gpuscale_version", gpuscale_version);
   // What PyTables looks for to recognise a table (pandas.read_hdf(path, name)).
   string_attribute(dataset.get(), "CLASS", "TABLE");
   string_attribute(dataset.get(), "VERSION", "2.7");
-  string_attribute(dataset.get(), "TITLE", table.title);
-  for (std::size_t i = 0; i < table.layout.fields.size(); ++i)
-    string_attribute(dataset.get(), "FIELD_" + std::to_string(i) + "_NAME", table.layout.fields[i].name);
+  string_attribute(dataset.get(), "TITLE", title);
+  for (std::size_t i = 0; i < layout.fields.size(); ++i)
+    string_attribute(dataset.get(), "FIELD_" + std::to_string(i) + "_NAME", layout.fields[i].name);
+  return dataset.release();
 }
 
-} // namespace
+void write_rows(hid_t dataset, const TableLayout& layout, const char* bytes, std::size_t first, std::size_t rows)
+{
+  if (rows == 0)
+    return;
+  hsize_t stored = 0;
+  {
+    Id space(H5Dget_space(dataset), H5Sclose);
+    H5Sget_simple_extent_dims(space.get(), &stored, nullptr);
+  }
+  const hsize_t needed = first + rows;
+  if (needed > stored)
+    check(H5Dset_extent(dataset, &needed), "cannot extend the table");
+  Id file_space(H5Dget_space(dataset), H5Sclose);
+  const hsize_t start = first;
+  const hsize_t count = rows;
+  H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr);
+  Id memory_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+  Id type(table_row_type(layout), H5Tclose);
+  check(H5Dwrite(dataset, type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, bytes), "cannot write rows");
+}
+
+std::vector<char> read_rows(hid_t dataset, const TableLayout& layout, std::size_t& rows, const std::string& what)
+{
+  Id space(H5Dget_space(dataset), H5Sclose);
+  hsize_t stored = 0;
+  H5Sget_simple_extent_dims(space.get(), &stored, nullptr);
+  rows = stored;
+  std::vector<char> bytes(layout.row_bytes * rows);
+  if (rows > 0) {
+    Id type(table_row_type(layout), H5Tclose);
+    check(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()), what);
+  }
+  return bytes;
+}
+
+bool has_layout(hid_t dataset, const TableLayout& layout)
+{
+  Id stored(H5Dget_type(dataset), H5Tclose);
+  return H5Tget_size(stored.get()) == layout.row_bytes &&
+         H5Tget_nmembers(stored.get()) == static_cast<int>(layout.fields.size());
+}
 
 void write_tables(const std::string& path, const std::vector<PackedTable>& tables, int schema_version,
                   const std::string& gpuscale_version)
@@ -106,19 +152,10 @@ PackedTable read_table(const std::string& path, const std::string& name, const T
   if (H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) <= 0)
     throw ResultsFileError(path + ": no /" + name + " table");
   Id dataset(checked(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), path + ": cannot open /" + name), H5Dclose);
-  Id stored(H5Dget_type(dataset.get()), H5Tclose);
-  if (H5Tget_size(stored.get()) != layout.row_bytes ||
-      H5Tget_nmembers(stored.get()) != static_cast<int>(layout.fields.size()))
+  if (!has_layout(dataset.get(), layout))
     throw ResultsFileError(path + ": /" + name + " has unexpected columns");
-  Id space(H5Dget_space(dataset.get()), H5Sclose);
-  hsize_t rows = 0;
-  H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
-  PackedTable table{name, "", layout, std::vector<char>(layout.row_bytes * rows), rows};
-  if (rows > 0) {
-    Id type(make_row_type(layout), H5Tclose);
-    check(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, table.bytes.data()),
-          path + ": cannot read /" + name);
-  }
+  PackedTable table{name, "", layout, {}, 0};
+  table.bytes = read_rows(dataset.get(), layout, table.rows, path + ": cannot read /" + name);
   return table;
 }
 

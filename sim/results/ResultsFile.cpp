@@ -1,6 +1,7 @@
 #include "sim/results/ResultsFile.hpp"
 
 #include "sim/results/Hdf5Handle.hpp"
+#include "sim/results/Hdf5Table.hpp"
 #include "sim/results/ResultsFileLock.hpp"
 
 #include <fcntl.h>
@@ -31,28 +32,19 @@ hid_t check(hid_t id, const std::string& what) { return hdf5::checked_id(id, wha
 // The column table: one entry per RunRecord field, in column order. Adding a column is one line
 // here (and a schema_version bump if old files must be told apart).
 
-enum class Kind { Int64, Double, String, OutcomeText };
-
-struct Column {
-  const char* name;
-  Kind kind;
-  std::size_t string_bytes = 0; // fixed-length strings: PyTables tables cannot hold variable-length ones
-  std::string RunRecord::*text = nullptr;
-  std::int64_t RunRecord::*integer = nullptr;
-  double RunRecord::*real = nullptr;
-};
+using Column = TableColumn<RunRecord>;
 
 Column text_column(const char* name, std::string RunRecord::*field, std::size_t bytes)
 {
-  return {name, Kind::String, bytes, field, nullptr, nullptr};
+  return text_field(name, field, bytes);
 }
-Column int_column(const char* name, std::int64_t RunRecord::*field)
+Column int_column(const char* name, std::int64_t RunRecord::*field) { return int_field(name, field); }
+Column real_column(const char* name, double RunRecord::*field) { return real_field(name, field); }
+
+std::string outcome_text(const RunRecord& record) { return to_string(record.outcome); }
+void set_outcome(RunRecord& record, const std::string& text)
 {
-  return {name, Kind::Int64, 0, nullptr, field, nullptr};
-}
-Column real_column(const char* name, double RunRecord::*field)
-{
-  return {name, Kind::Double, 0, nullptr, nullptr, field};
+  record.outcome = text == "infeasible" ? Outcome::Infeasible : Outcome::Ok;
 }
 
 const std::vector<Column>& columns()
@@ -66,7 +58,7 @@ const std::vector<Column>& columns()
       text_column("precision", &RunRecord::precision, 8),
       text_column("collective", &RunRecord::collective, 24),
       text_column("collective_used", &RunRecord::collective_used, 24),
-      {"outcome", Kind::OutcomeText, 16},
+      converted_text_field<RunRecord>("outcome", outcome_text, set_outcome, 16),
       text_column("infeasible_reason", &RunRecord::infeasible_reason, 512),
       text_column("simgrid_config", &RunRecord::simgrid_config, 256),
       int_column("gpus", &RunRecord::gpus),
@@ -132,73 +124,15 @@ const std::vector<Column>& columns()
   return table;
 }
 
-std::size_t column_bytes(const Column& c)
+const TableLayout& layout()
 {
-  return c.kind == Kind::Int64 || c.kind == Kind::Double ? 8 : c.string_bytes;
-}
-
-struct RowLayout {
-  std::vector<std::size_t> offsets;
-  std::size_t row_bytes = 0;
-};
-
-const RowLayout& layout()
-{
-  static const RowLayout computed = [] {
-    RowLayout l;
-    for (const auto& c : columns()) {
-      l.offsets.push_back(l.row_bytes);
-      l.row_bytes += column_bytes(c);
-    }
-    return l;
-  }();
+  static const TableLayout computed = table_layout(columns());
   return computed;
 }
 
-void encode(const RunRecord& record, char* row)
-{
-  const auto& cols = columns();
-  for (std::size_t i = 0; i < cols.size(); ++i) {
-    char* at = row + layout().offsets[i];
-    const Column& c = cols[i];
-    switch (c.kind) {
-      case Kind::Int64: std::memcpy(at, &(record.*c.integer), 8); break;
-      case Kind::Double: std::memcpy(at, &(record.*c.real), 8); break;
-      case Kind::String:
-      case Kind::OutcomeText: {
-        const std::string value = c.kind == Kind::String ? record.*c.text : to_string(record.outcome);
-        std::memset(at, 0, c.string_bytes);
-        // Truncate to the column width, keeping one byte for the terminator.
-        std::memcpy(at, value.data(), std::min(value.size(), c.string_bytes - 1));
-        break;
-      }
-    }
-  }
-}
+void encode(const RunRecord& record, char* row) { pack_row(record, columns(), layout(), row); }
 
-RunRecord decode(const char* row)
-{
-  RunRecord record;
-  const auto& cols = columns();
-  for (std::size_t i = 0; i < cols.size(); ++i) {
-    const char* at = row + layout().offsets[i];
-    const Column& c = cols[i];
-    switch (c.kind) {
-      case Kind::Int64: std::memcpy(&(record.*c.integer), at, 8); break;
-      case Kind::Double: std::memcpy(&(record.*c.real), at, 8); break;
-      case Kind::String:
-      case Kind::OutcomeText: {
-        const std::string value(at, strnlen(at, c.string_bytes));
-        if (c.kind == Kind::String)
-          record.*c.text = value;
-        else
-          record.outcome = value == "infeasible" ? Outcome::Infeasible : Outcome::Ok;
-        break;
-      }
-    }
-  }
-  return record;
-}
+RunRecord decode(const char* row) { return unpack_row(row, columns(), layout()); }
 
 // ---------------------------------------------------------------------------------------------
 // Thin RAII over HDF5 identifiers.
@@ -211,37 +145,6 @@ void silence_hdf5()
     return true;
   }();
   (void)done;
-}
-
-Handle make_row_type()
-{
-  Handle type(check(H5Tcreate(H5T_COMPOUND, layout().row_bytes), "cannot create row type"), H5Tclose);
-  const auto& cols = columns();
-  for (std::size_t i = 0; i < cols.size(); ++i) {
-    const Column& c = cols[i];
-    if (c.kind == Kind::Int64) {
-      check_status(H5Tinsert(type.get(), c.name, layout().offsets[i], H5T_NATIVE_INT64), "row type");
-    } else if (c.kind == Kind::Double) {
-      check_status(H5Tinsert(type.get(), c.name, layout().offsets[i], H5T_NATIVE_DOUBLE), "row type");
-    } else {
-      Handle text(H5Tcopy(H5T_C_S1), H5Tclose);
-      H5Tset_size(text.get(), c.string_bytes);
-      H5Tset_strpad(text.get(), H5T_STR_NULLPAD);
-      check_status(H5Tinsert(type.get(), c.name, layout().offsets[i], text.get()), "row type");
-    }
-  }
-  return type;
-}
-
-/// Attributes PyTables looks for to recognise a table, so pandas.read_hdf can open /runs.
-void write_pytables_attributes(hid_t dataset)
-{
-  write_string_attribute(dataset, "CLASS", "TABLE");
-  write_string_attribute(dataset, "VERSION", "2.7");
-  write_string_attribute(dataset, "TITLE", "gpuscale runs");
-  const auto& cols = columns();
-  for (std::size_t i = 0; i < cols.size(); ++i)
-    write_string_attribute(dataset, ("FIELD_" + std::to_string(i) + "_NAME").c_str(), cols[i].name);
 }
 
 Handle open_file(const std::string& path, unsigned flags)
@@ -269,9 +172,7 @@ Handle open_runs(hid_t file, const std::string& path)
   if (version != kSchemaVersion)
     throw ResultsFileError(path + ": results schema version " + std::to_string(version) + ", this gpuscale reads " +
                            std::to_string(kSchemaVersion));
-  Handle stored(H5Dget_type(dataset.get()), H5Tclose);
-  if (H5Tget_size(stored.get()) != layout().row_bytes ||
-      H5Tget_nmembers(stored.get()) != static_cast<int>(columns().size()))
+  if (!has_layout(dataset.get(), layout()))
     throw ResultsFileError(path + ": /runs has unexpected columns for schema version " + std::to_string(version));
   return dataset;
 }
@@ -286,19 +187,7 @@ hsize_t row_count(hid_t dataset)
 
 Handle create_runs(hid_t file, const std::string& version)
 {
-  const hsize_t initial = 0;
-  const hsize_t unlimited = H5S_UNLIMITED;
-  Handle space(H5Screate_simple(1, &initial, &unlimited), H5Sclose);
-  Handle properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  const hsize_t chunk = 64;
-  H5Pset_chunk(properties.get(), 1, &chunk);
-  Handle row_type = make_row_type();
-  Handle dataset(check(H5Dcreate2(file, "runs", row_type.get(), space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
-                       "cannot create /runs"),
-                 H5Dclose);
-  write_int_attribute(dataset.get(), "schema_version", kSchemaVersion);
-  write_string_attribute(dataset.get(), "gpuscale_version", version);
-  write_pytables_attributes(dataset.get());
+  Handle dataset(create_table(file, "runs", "gpuscale runs", layout(), 0, kSchemaVersion, version), H5Dclose);
   Handle group(check(H5Gcreate2(file, "scenarios", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "cannot create /scenarios"),
                H5Gclose);
   return dataset;
@@ -459,8 +348,6 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
       dataset = create_runs(file.get(), gpuscale_version);
     }
     const hsize_t old_rows = row_count(dataset.get());
-    const hsize_t new_rows = old_rows + runs.size();
-    check_status(H5Dset_extent(dataset.get(), &new_rows), "cannot extend /runs");
     std::vector<char> buffer(layout().row_bytes * runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
       runs[i].record.run_id = static_cast<std::int64_t>(old_rows + i + 1);
@@ -468,16 +355,7 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
       encode(runs[i].record, buffer.data() + i * layout().row_bytes);
       write_scenario_text(file.get(), runs[i].record.run_id, runs[i]);
     }
-    if (!runs.empty()) {
-      Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
-      const hsize_t start = old_rows;
-      const hsize_t count = runs.size();
-      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr);
-      Handle memory_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
-      Handle row_type = make_row_type();
-      check_status(H5Dwrite(dataset.get(), row_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()),
-                   "cannot write rows");
-    }
+    write_rows(dataset.get(), layout(), buffer.data(), old_rows, runs.size());
     write_string_attribute(dataset.get(), "gpuscale_version", gpuscale_version);
     errno = 0;
     if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
@@ -505,16 +383,11 @@ std::vector<RunRecord> read_runs(const std::string& path)
 {
   Handle file = open_file(path, H5F_ACC_RDONLY);
   Handle dataset = open_runs(file.get(), path);
-  const hsize_t rows = row_count(dataset.get());
-  std::vector<char> buffer(layout().row_bytes * rows);
-  if (rows > 0) {
-    Handle row_type = make_row_type();
-    check_status(H5Dread(dataset.get(), row_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()),
-                 path + ": cannot read /runs (corrupt file)");
-  }
+  std::size_t rows = 0;
+  const std::vector<char> buffer = read_rows(dataset.get(), layout(), rows, path + ": cannot read /runs (corrupt file)");
   std::vector<RunRecord> records;
   records.reserve(rows);
-  for (hsize_t i = 0; i < rows; ++i)
+  for (std::size_t i = 0; i < rows; ++i)
     records.push_back(decode(buffer.data() + i * layout().row_bytes));
   return records;
 }

@@ -1,8 +1,8 @@
 #include "sim/sweep/SweepExecution.hpp"
 
+#include "sim/engine/ProcessPool.hpp"
 #include "sim/run/ScenarioRunner.hpp"
 #include "sim/run/SimulationCost.hpp"
-#include "sim/run/SweepWorkerPool.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -79,7 +79,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
   const auto start = std::chrono::steady_clock::now();
   SweepExecutionReport report;
   SignalScope signals;
-  run::SweepWorkerPool pool(workers);
+  engine::ProcessPool pool(workers);
   std::map<std::int64_t, const model::SweepPoint*> by_index;
   std::map<std::int64_t, double> cost_of;
   double total_cost = 0;
@@ -92,7 +92,7 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
 
   std::size_t next = 0;
   bool announced = false;
-  auto handle = [&](const run::SweepWorkerPool::Finished& finished) {
+  auto handle = [&](const engine::ProcessPool::Finished& finished) {
     if (finished.killed_by_pool)
       return; // abandoned on request: not a failure, redone by --resume
     if (!finished.ok) {

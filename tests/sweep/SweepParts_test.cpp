@@ -1,10 +1,9 @@
-// The parts of `gpuscale sweep`: the worker pool, the journal, the batched writer, the progress line.
+// The parts of `gpuscale sweep`: the journal, the batched writer, the progress line.
 
 #include "sim/run/SimulationCost.hpp"
 #include "sim/sweep/SweepJournal.hpp"
 #include "sim/app/SweepProgress.hpp"
 #include "sim/sweep/SweepResultsWriter.hpp"
-#include "sim/run/SweepWorkerPool.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -41,55 +40,6 @@ results::RunToWrite run_at(std::int64_t point)
 }
 
 } // namespace
-
-TEST_CASE("run::SweepWorkerPool runs jobs in child processes, at most N at a time", "[app][sweep]")
-{
-  run::SweepWorkerPool pool(2);
-  std::map<std::int64_t, run::SweepWorkerPool::Finished> finished;
-  std::int64_t next = 0;
-  std::size_t most_running = 0;
-  while (next < 6 || pool.running() > 0) {
-    while (pool.has_free_slot() && next < 6) {
-      const std::int64_t job = next++;
-      pool.start(job, [job] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        return "pid " + std::to_string(::getpid()) + " job " + std::to_string(job);
-      });
-    }
-    most_running = std::max(most_running, pool.running());
-    for (auto& f : pool.wait(std::chrono::milliseconds(500)))
-      finished[f.job] = f;
-  }
-  CHECK(most_running == 2);
-  REQUIRE(finished.size() == 6);
-  for (const auto& [job, f] : finished) {
-    CHECK(f.ok);
-    CHECK(f.payload.find(" job " + std::to_string(job)) != std::string::npos);
-    CHECK(f.payload.find("pid " + std::to_string(::getpid()) + " ") == std::string::npos); // not this process
-  }
-}
-
-TEST_CASE("run::SweepWorkerPool reports an exception and a crash of a job as failures", "[app][sweep]")
-{
-  run::SweepWorkerPool pool(2);
-  pool.start(1, []() -> std::string { throw std::runtime_error("ZeRO stage 9 is not simulated yet"); });
-  pool.start(2, []() -> std::string { std::abort(); });
-  std::map<std::int64_t, run::SweepWorkerPool::Finished> finished;
-  while (pool.running() > 0)
-    for (auto& f : pool.wait(std::chrono::milliseconds(500)))
-      finished[f.job] = f;
-  CHECK_FALSE(finished[1].ok);
-  CHECK(finished[1].payload == "ZeRO stage 9 is not simulated yet");
-  CHECK_FALSE(finished[2].ok);
-  CHECK(finished[2].payload.find("killed by signal " + std::to_string(SIGABRT)) != std::string::npos);
-  pool.start(3, [] {
-    std::this_thread::sleep_for(std::chrono::seconds(30));
-    return std::string("late");
-  });
-  const auto killed = pool.kill_all();
-  REQUIRE(killed.size() == 1);
-  CHECK(killed.front().killed_by_pool);
-}
 
 TEST_CASE("sweep::SweepJournal gives back complete records after a crash and drops a torn tail", "[app][sweep]")
 {
