@@ -99,23 +99,6 @@ void read_word(const std::string& word, AcceleratorTraits& traits)
     traits.parts.insert(word);
 }
 
-std::string lower_blank_normalised(const std::string& text)
-{
-  std::string out;
-  bool blank = false;
-  for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      blank = !out.empty();
-      continue;
-    }
-    if (blank)
-      out += ' ';
-    blank = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 /// The traits of a catalog entry: everything its name, display name and aliases state, plus its
 /// memory fields.
 struct EntryTraits {
@@ -233,6 +216,23 @@ std::string closest_entries(const std::map<std::string, model::GpuType>& catalog
 }
 
 } // namespace
+
+std::string lower_blank_normalised(const std::string& text)
+{
+  std::string out;
+  bool blank = false;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      blank = !out.empty();
+      continue;
+    }
+    if (blank)
+      out += ' ';
+    blank = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
 
 AcceleratorTraits accelerator_traits(const std::string& description)
 {

@@ -51,4 +51,8 @@ AcceleratorIdentification identify_accelerator(const std::map<std::string, model
                                                const std::string& model_name,
                                                const std::string& memory_capacity = "");
 
+/// `text` in lower case with every run of blanks one space and no blank at either end: how names
+/// from system descriptions are compared.
+std::string lower_blank_normalised(const std::string& text);
+
 } // namespace gpuscale::config

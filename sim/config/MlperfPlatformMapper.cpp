@@ -15,23 +15,6 @@ constexpr double kPcieGen5x16_Bps = 64e9;
 constexpr double kPcieGen4x16_Bps = 32e9;
 constexpr int kSingleSwitchMaxNodes = 32;
 
-std::string normalised(const std::string& text)
-{
-  std::string out;
-  bool blank = false;
-  for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      blank = !out.empty();
-      continue;
-    }
-    if (blank)
-      out += ' ';
-    blank = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 void fail(const model::MlperfSystem& system, const std::string& message)
 {
   throw ConfigError({{system.file, system.accelerator_model_line, system.accelerator_model_column,
@@ -55,13 +38,13 @@ std::string compute_part(const std::string& text)
       i += 4;
   }
   for (const auto& part : parts)
-    if (normalised(part).starts_with("compute"))
+    if (lower_blank_normalised(part).starts_with("compute"))
       return part;
   for (const auto& part : parts)
-    if (normalised(part).find(" ew") != std::string::npos)
+    if (lower_blank_normalised(part).find(" ew") != std::string::npos)
       return part;
   for (const auto& part : parts) {
-    const std::string p = normalised(part);
+    const std::string p = lower_blank_normalised(part);
     if (!p.starts_with("storage") && !p.starts_with("management"))
       return part;
   }
@@ -118,7 +101,7 @@ StatedNics parse_host_networking(const std::string& host_networking)
   const std::string part = compute_part(host_networking);
   std::smatch match;
   StatedNics nics;
-  const std::string words = " " + normalised(part) + " ";
+  const std::string words = " " + lower_blank_normalised(part) + " ";
   const bool infiniband = words.find(" ib ") != std::string::npos || words.find("infiniband") != std::string::npos;
   nics.infiniband_with_sharp =
       infiniband && (words.find(" hdr") != std::string::npos || words.find(" ndr") != std::string::npos ||
@@ -135,7 +118,7 @@ StatedNics parse_host_networking(const std::string& host_networking)
 
 MlperfPlatformMapping map_mlperf_system(const model::MlperfSystem& system, const model::Platform& catalog)
 {
-  if (system.accelerators_per_node <= 0 || normalised(system.accelerator_model_name) == "n/a")
+  if (system.accelerators_per_node <= 0 || lower_blank_normalised(system.accelerator_model_name) == "n/a")
     fail(system, "CPU-only system ('" + system.accelerator_model_name + "', " +
                      std::to_string(system.accelerators_per_node) +
                      " accelerators per node): excluded, gpuscale simulates accelerators");
