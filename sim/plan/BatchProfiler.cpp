@@ -42,16 +42,13 @@ std::vector<int> probe_sizes(int max)
 std::vector<std::pair<std::string, int>> gpu_types_of_run(const model::ResolvedScenario& resolved)
 {
   std::vector<std::pair<std::string, int>> types;
-  int remaining = resolved.scenario.gpus;
-  for (std::size_t g = 0; g < resolved.platform.node_groups.size() && remaining > 0; ++g) {
-    const auto& node = resolved.platform.node_type_of_group(g);
-    const int here = std::min(remaining, node.gpus_per_node * resolved.platform.node_groups[g].count);
+  for (const auto& use : resolved.platform.groups_used(resolved.scenario.gpus)) {
+    const auto& node = resolved.platform.node_type_of_group(use.group);
     auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.first == node.gpu_type; });
     if (it == types.end())
-      types.emplace_back(node.gpu_type, here);
+      types.emplace_back(node.gpu_type, use.gpus);
     else
-      it->second += here;
-    remaining -= here;
+      it->second += use.gpus;
   }
   return types;
 }

@@ -14,19 +14,14 @@
 namespace gpuscale::run {
 namespace {
 
-/// The GPUs a run uses are the first `gpus` of the platform, in node-group order.
+/// The accelerator types of the GPUs a run uses (model::Platform::groups_used) and the nodes they sit in.
 std::set<std::string> gpu_types_used(const model::Platform& platform, int gpus, int& nodes)
 {
   std::set<std::string> used;
   nodes = 0;
-  int remaining = gpus;
-  for (std::size_t g = 0; g < platform.node_groups.size() && remaining > 0; ++g) {
-    const auto& type = platform.node_type_of_group(g);
-    for (int n = 0; n < platform.node_groups[g].count && remaining > 0; ++n) {
-      used.insert(type.gpu_type);
-      remaining -= type.gpus_per_node;
-      ++nodes;
-    }
+  for (const auto& use : platform.groups_used(gpus)) {
+    used.insert(platform.node_type_of_group(use.group).gpu_type);
+    nodes += use.nodes;
   }
   return used;
 }
@@ -40,10 +35,10 @@ void record_hardware_figures(const model::Platform& platform, int gpus, model::P
   double price_sum = 0, tdp_sum = 0, peak_sum = 0, cores_sum = 0;
   bool every_gpu_priced = true;
   int remaining = gpus;
-  for (std::size_t g = 0; g < platform.node_groups.size() && remaining > 0; ++g) {
-    const auto& type = platform.node_type_of_group(g);
+  for (const auto& use : platform.groups_used(gpus)) {
+    const auto& type = platform.node_type_of_group(use.group);
     const auto& gpu = platform.gpu_type_of(type);
-    for (int n = 0; n < platform.node_groups[g].count && remaining > 0; ++n) {
+    for (int n = 0; n < use.nodes; ++n) { // node by node: the sums keep their order
       const int here = std::min(remaining, type.gpus_per_node);
       generations.insert(gpu.generation);
       every_gpu_priced = every_gpu_priced && gpu.price_usd_per_hour.has_value();
@@ -109,15 +104,13 @@ void add_host_and_time_to_train(const model::ResolvedScenario& resolved, Scenari
     // Every GPU of a replica consumes the replica's micro-batches (TP/CP ranks read the same samples).
     const double samples_per_gpu_s = s.global_batch_size / (r.iter_time_s * s.data_parallel());
     double worst_slowdown = 1;
-    int remaining = s.gpus;
-    for (std::size_t g = 0; g < resolved.platform.node_groups.size() && remaining > 0; ++g) {
-      const auto& node = resolved.platform.node_type_of_group(g);
+    for (const auto& use : resolved.platform.groups_used(s.gpus)) {
+      const auto& node = resolved.platform.node_type_of_group(use.group);
       const auto load = host.evaluate(node, samples_per_gpu_s);
       if (load.slowdown >= worst_slowdown) {
         worst_slowdown = load.slowdown;
         outcome.host = load;
       }
-      remaining -= node.gpus_per_node * resolved.platform.node_groups[g].count;
     }
     if (outcome.host) {
       r.input_bound = outcome.host->input_bound ? 1 : 0;
