@@ -3,6 +3,7 @@
 /// at reference efficiencies broken into the parts the surrogate rescales (CalibrationSurrogate.hpp).
 
 #include "analysis/calibration/RooflineProfile.hpp"
+#include "sim/model/Calibration.hpp"
 #include "sim/model/Scenario.hpp"
 #include "sim/model/StepWork.hpp"
 
@@ -16,7 +17,7 @@ struct CalibrationCase {
   std::string system_key;   ///< submitter/system: one system across rounds (leave-one-system-out groups)
   std::string family;       ///< catalog accelerator (leave-one-family-out groups)
   std::string generation;   ///< catalog generation (compute-efficiency factor)
-  std::string fabric_class; ///< model::fabric_class_of (network efficiency)
+  model::FabricClass fabric_class = model::FabricClass::NvSwitch; ///< model::fabric_class_of (network efficiency)
   int accelerators = 0;
   int nodes = 0;
   int global_batch_size = 0;

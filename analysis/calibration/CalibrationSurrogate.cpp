@@ -27,7 +27,7 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
     benchmarks.insert(c.benchmark);
     if (c.generation != model::kReferenceGeneration)
       generations.insert(c.generation);
-    fabrics.insert(c.fabric_class);
+    fabrics.insert(model::to_string(c.fabric_class));
   }
   for (const auto& b : benchmarks)
     parameters_.push_back({"compute." + b, Group::Compute, b, std::log(kComputeStart), std::log(kComputeLow),
@@ -83,7 +83,7 @@ model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std
       factor = std::exp(x[i]);
     else if (p.group == Group::Memory && p.label == c.benchmark)
       memory = std::exp(x[i]);
-    else if (p.group == Group::Network && p.label == c.fabric_class)
+    else if (p.group == Group::Network && p.label == model::to_string(c.fabric_class))
       network = std::exp(x[i]);
     else if (p.group == Group::StepOverhead && p.label == c.benchmark)
       step_overhead = x[i];

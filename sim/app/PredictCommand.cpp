@@ -100,8 +100,9 @@ Prediction make_prediction(const PredictOptions& options)
     notes.push_back("accelerator generation '" + built.generation +
                     "' has no MLPerf result in the calibration: compute factor 1 (as " +
                     model::kReferenceGeneration + "), the prediction rests on the catalog's datasheet figures");
-  if (!calibration.network.contains(built.fabric_class))
-    notes.push_back("fabric class '" + built.fabric_class + "' not calibrated: mean network efficiency used");
+  if (!calibration.network.contains(model::to_string(built.fabric_class)))
+    notes.push_back("fabric class '" + model::to_string(built.fabric_class) +
+                    "' not calibrated: mean network efficiency used");
   p.record = run::run_scenario(built.resolved, false).record;
   const auto& r = p.record;
   if (r.outcome != results::Outcome::Ok)
@@ -154,7 +155,7 @@ void print_prediction_json(const Prediction& p)
              model::kIntervalLevel, json_string(p.regime), p.parameter_sd, r.effective_iter_time_s,
              static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
              json_string(p.gbs_source), s.gpus, r.nodes, json_string(p.built.mapping.gpu_type),
-             json_string(p.built.mapping.node_type), json_string(p.built.fabric_class), s.tensor_parallel,
+             json_string(p.built.mapping.node_type), json_string(model::to_string(p.built.fabric_class)), s.tensor_parallel,
              s.context_parallel, s.micro_batch_size, e.compute, e.memory, e.network, e.step_overhead_s,
              r.samples_to_converge,
              r.input_bound != 0 ? "true" : "false", notes_json);
@@ -168,7 +169,7 @@ void print_prediction_text(const Prediction& p, const PredictOptions& options)
   const auto& r = p.record;
   fmt::print("system     {} ({})\n", p.system.system_name, options.system_path);
   fmt::print("platform   {} x {} ({}), {} node(s), fabric class {}\n", s.gpus, p.built.mapping.gpu_type,
-             p.built.mapping.node_type, r.nodes, p.built.fabric_class);
+             p.built.mapping.node_type, r.nodes, model::to_string(p.built.fabric_class));
   fmt::print("layout     global batch {} ({}), micro-batch {}, tp {}, cp {}{}\n", s.global_batch_size, p.gbs_source,
              s.micro_batch_size, s.tensor_parallel, s.context_parallel,
              s.activation_checkpointing ? ", activation checkpointing" : "");

@@ -19,7 +19,7 @@ struct MlperfScenario {
   model::ResolvedScenario resolved;
   config::MlperfPlatformMapping mapping;
   std::string generation;   ///< accelerator generation (catalog)
-  std::string fabric_class; ///< model::fabric_class_of
+  model::FabricClass fabric_class = model::FabricClass::NvSwitch; ///< model::fabric_class_of
 };
 
 class MlperfScenarioBuilder {

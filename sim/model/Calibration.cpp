@@ -6,7 +6,7 @@
 namespace gpuscale::model {
 
 Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::string& generation_name,
-                                       const std::string& fabric_class) const
+                                       FabricClass fabric) const
 {
   Efficiency efficiency;
   const auto c = compute.find(benchmark);
@@ -16,7 +16,7 @@ Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::
     efficiency.compute = std::min(kMaxComputeEfficiency, c->second.value * factor);
   if (const auto m = memory.find(benchmark); m != memory.end())
     efficiency.memory = m->second.value;
-  if (const auto n = network.find(fabric_class); n != network.end()) {
+  if (const auto n = network.find(to_string(fabric)); n != network.end()) {
     efficiency.network = n->second.value;
   } else if (!network.empty()) {
     double sum = 0;
@@ -67,14 +67,30 @@ ParameterRange parameter_range(const std::string& key)
   throw std::invalid_argument("no calibration parameter group '" + key + "'");
 }
 
-std::string fabric_class_of(const Platform& platform, int gpus)
+std::string to_string(FabricClass fabric)
+{
+  switch (fabric) {
+    case FabricClass::NvSwitch: return "nvswitch";
+    case FabricClass::NvlinkMesh: return "nvlink_mesh";
+    case FabricClass::Pcie: return "pcie";
+    case FabricClass::InterNode: return "inter_node";
+  }
+  return "?";
+}
+
+FabricClass fabric_class_of(const Platform& platform, int gpus)
 {
   if (platform.node_groups.empty())
-    return "nvswitch";
+    return FabricClass::NvSwitch;
   const NodeType& node = platform.node_type_of_group(0);
   if (gpus > node.gpus_per_node)
-    return "inter_node";
-  return to_string(node.fabric);
+    return FabricClass::InterNode;
+  switch (node.fabric) {
+    case IntraNodeFabric::NvSwitch: return FabricClass::NvSwitch;
+    case IntraNodeFabric::NvlinkMesh: return FabricClass::NvlinkMesh;
+    case IntraNodeFabric::Pcie: return FabricClass::Pcie;
+  }
+  return FabricClass::NvSwitch;
 }
 
 } // namespace gpuscale::model

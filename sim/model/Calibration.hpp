@@ -48,6 +48,12 @@ struct CalibrationSummary {
   std::string data;
 };
 
+/// What joins the GPUs of a run, as the calibration's network efficiency is keyed: the node's scale-up
+/// fabric when the run stays inside one node, else the network between nodes.
+enum class FabricClass { NvSwitch, NvlinkMesh, Pcie, InterNode };
+/// "nvswitch", "nvlink_mesh", "pcie", "inter_node": the keys of network: in calibration/mlperf.yaml.
+std::string to_string(FabricClass fabric);
+
 struct Calibration {
   std::map<std::string, CalibratedValue> compute;    ///< benchmark -> e_c on the reference generation (hopper)
   std::map<std::string, CalibratedValue> generation; ///< accelerator generation -> factor (hopper: 1)
@@ -72,10 +78,10 @@ struct Calibration {
     visit("step_overhead", self.step_overhead_s, true);
   }
 
-  /// Efficiencies for `benchmark` on accelerators of `generation` joined by `fabric_class`.
+  /// Efficiencies for `benchmark` on accelerators of `generation` joined by `fabric`.
   /// Unknown generation or fabric class: factor 1 / the mean network efficiency (the caller may say so).
   Efficiency efficiency_for(const std::string& benchmark, const std::string& generation,
-                            const std::string& fabric_class) const;
+                            FabricClass fabric) const;
   /// Seconds added to every run of `benchmark` (0 when the calibration has none).
   double overhead_s_for(const std::string& benchmark) const;
   /// The batch-size rule for `accelerators`; nullopt when the benchmark has none.
@@ -84,7 +90,7 @@ struct Calibration {
 
 /// The fabric class a run of `gpus` accelerators on `platform` uses: "inter_node" when it spans
 /// nodes, else the node's scale-up fabric (nvswitch, nvlink_mesh, pcie).
-std::string fabric_class_of(const Platform& platform, int gpus);
+FabricClass fabric_class_of(const Platform& platform, int gpus);
 
 /// The range of one group of calibrated parameters, defined once here: the fit searches inside it,
 /// the calibration reader accepts a value only inside it, and a scenario's `efficiency:` block may not

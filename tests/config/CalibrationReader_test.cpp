@@ -30,7 +30,7 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   CHECK(read.batch_size_for("bert", 16) == 4608);
   CHECK(read.batch_size_for("bert", 4096) == 4608); // beyond the largest bucket: the largest bucket's
   CHECK_FALSE(read.batch_size_for("resnet", 8).has_value());
-  const auto e = read.efficiency_for("bert", "ampere", "inter_node");
+  const auto e = read.efficiency_for("bert", "ampere", model::FabricClass::InterNode);
   CHECK(e.compute == Approx(1.2 * 1.3));
   CHECK(e.memory == Approx(0.8));
   CHECK(e.network == Approx(0.6));

@@ -34,14 +34,14 @@ TEST_CASE("model::resolve_scenario applies the calibration for the fabric the ru
   const model::Calibration& calibration = config::default_calibration();
   const auto one_node = config::read_scenario(write_file("one.yaml", "scenario:\n" + kBase + "  gpus: 8\n"));
   const auto many_nodes = config::read_scenario(write_file("many.yaml", "scenario:\n" + kBase + "  gpus: 64\n"));
-  const auto expect = [&](const std::string& fabric_class) {
-    return calibration.efficiency_for("bert", "hopper", fabric_class);
-  };
-  CHECK(one_node.scenario.efficiency.network == expect("nvswitch").network);
-  CHECK(one_node.scenario.efficiency.compute == expect("nvswitch").compute);
-  CHECK(many_nodes.scenario.efficiency.network == expect("inter_node").network);
-  CHECK(many_nodes.scenario.efficiency.memory == expect("inter_node").memory);
-  CHECK(many_nodes.scenario.efficiency.step_overhead_s == expect("inter_node").step_overhead_s);
+  const auto expect = [&](model::FabricClass fabric) { return calibration.efficiency_for("bert", "hopper", fabric); };
+  CHECK(one_node.scenario.efficiency.network == expect(model::FabricClass::NvSwitch).network);
+  CHECK(one_node.scenario.efficiency.network == calibration.network.at("nvswitch").value);
+  CHECK(one_node.scenario.efficiency.compute == expect(model::FabricClass::NvSwitch).compute);
+  CHECK(many_nodes.scenario.efficiency.network == expect(model::FabricClass::InterNode).network);
+  CHECK(many_nodes.scenario.efficiency.network == calibration.network.at("inter_node").value);
+  CHECK(many_nodes.scenario.efficiency.memory == expect(model::FabricClass::InterNode).memory);
+  CHECK(many_nodes.scenario.efficiency.step_overhead_s == expect(model::FabricClass::InterNode).step_overhead_s);
   REQUIRE(many_nodes.convergence);
   // The calibrated per-run overhead is added to the table's own.
   const auto table = config::read_scenario(write_file("table.yaml", "scenario:\n" + kBase +

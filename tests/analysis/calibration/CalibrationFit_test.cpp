@@ -36,7 +36,7 @@ analysis::CalibrationCase toy_case(const std::string& benchmark, const std::stri
   c.family = generation + "-part";
   c.benchmark = benchmark;
   c.generation = generation;
-  c.fabric_class = "nvswitch";
+  c.fabric_class = model::FabricClass::NvSwitch;
   c.reference = {0.5, 1.0, 0.8};
   c.work = toy_work(scale);
   c.comm_s = 0.05;

@@ -129,7 +129,7 @@ TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's
   analysis::CalibrationCase c;
   c.benchmark = "bert";
   c.generation = model::kReferenceGeneration;
-  c.fabric_class = "nvswitch";
+  c.fabric_class = model::FabricClass::NvSwitch;
   c.system_key = "s";
   c.work.peak_flop_per_s = 1e15; // 1e12 FLOP at peak x 0.5: a 2 ms step, all FLOP-bound
   c.work.memory_bw_Bps = 1e12;
