@@ -1,7 +1,8 @@
 #include "sim/app/Commands.hpp"
-#include "sim/mlperf/DataPaths.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/ConvergenceWriter.hpp"
+#include "sim/mlperf/DataPaths.hpp"
+#include "sim/model/BenchmarkName.hpp"
 #include "sim/model/ConvergenceModel.hpp"
 
 #include <fmt/format.h>
@@ -64,8 +65,15 @@ std::string format_fit_report(const std::string& path, const model::ConvergenceT
   return out;
 }
 
-void convergence(const ConvergenceOptions& options)
+void convergence(ConvergenceOptions options)
 {
+  if (!options.request.benchmark.empty()) { // any name the benchmark goes by (bert-large, ssd, ...)
+    const auto name = model::benchmark_name(options.request.benchmark);
+    if (!name)
+      throw std::invalid_argument("workload convergence: unknown benchmark '" + options.request.benchmark +
+                                  "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+    options.request.benchmark = *name;
+  }
   const bool regenerating = !options.request.rcp_json_path.empty() || !options.request.benchmark.empty() ||
                             !options.output_path.empty();
   if (regenerating) {
@@ -99,7 +107,7 @@ void add_workload_command(CLI::App& app)
                      "fields) with --rcp, --benchmark and -o");
   command->add_option("tables", options->tables, "Convergence YAML files to report on")->check(CLI::ExistingFile);
   command->add_option("--rcp", options->request.rcp_json_path, "MLPerf rcps_<benchmark>.json");
-  command->add_option("--benchmark", options->request.benchmark, "gpuscale benchmark name (bert, resnet, ...)");
+  command->add_option("--benchmark", options->request.benchmark, "benchmark: gpuscale, MLPerf or workload name (bert, bert-large, ssd, ...)");
   command->add_option("-o,--output", options->output_path, "Convergence YAML to (re)write");
   command->add_option("--template", options->request.template_yaml_path,
                       "Table whose non-point fields are kept (default: the output file)");
