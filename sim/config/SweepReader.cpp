@@ -32,6 +32,7 @@ struct AxisItem {
   YAML::Node node;
   std::string path;      ///< /sweep/<key>/<i>
   std::string canonical; ///< the value as YAML text, to find duplicates
+  std::optional<long long> integer; ///< the value as an integer, where it is one ("8", "08")
 };
 
 struct Axis {
@@ -49,14 +50,18 @@ std::string canonical_text(const YAML::Node& node)
   return out.c_str();
 }
 
+std::optional<long long> integer_of(const YAML::Node& node)
+{
+  long long value = 0;
+  if (node.IsScalar() && YAML::convert<long long>::decode(node, value))
+    return value;
+  return std::nullopt;
+}
+
 /// Two items mean the same value: the same text, or scalars that are the same integer ("8", "08").
 bool same_value(const AxisItem& a, const AxisItem& b)
 {
-  if (a.canonical == b.canonical)
-    return true;
-  long long x = 0, y = 0;
-  return a.node.IsScalar() && b.node.IsScalar() && YAML::convert<long long>::decode(a.node, x) &&
-         YAML::convert<long long>::decode(b.node, y) && x == y;
+  return a.canonical == b.canonical || (a.integer && b.integer && *a.integer == *b.integer);
 }
 
 /// The axis of `key`; a duplicate item is left out and added to `duplicates`.
@@ -68,7 +73,7 @@ std::optional<Axis> read_axis(const YAML::Node& key, const YAML::Node& list, con
   if (!expect_sequence(list, file, list_path, diagnostics))
     return std::nullopt;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    AxisItem item{list[i], list_path + "/" + std::to_string(i), canonical_text(list[i])};
+    AxisItem item{list[i], list_path + "/" + std::to_string(i), canonical_text(list[i]), integer_of(list[i])};
     const auto earlier = std::find_if(axis.items.begin(), axis.items.end(),
                                       [&](const AxisItem& e) { return same_value(e, item); });
     if (earlier != axis.items.end()) // reported; the other items are still checked, point by point
