@@ -283,10 +283,12 @@ AcceleratorIdentification identify_accelerator(const std::map<std::string, model
   for (const auto& [name, gpu] : catalog)
     traits.emplace(name, entry_traits(gpu));
   std::vector<std::string> same_part;
-  for (const auto& [name, entry] : traits)
+  for (const auto& [name, entry] : traits) {
+    const EntryTraits& stated = entry; // a structured binding cannot be captured before C++20 in clang 14
     if (std::any_of(wanted.parts.begin(), wanted.parts.end(),
-                    [&entry](const std::string& p) { return entry.stated.parts.contains(p); }))
+                    [&stated](const std::string& p) { return stated.stated.parts.contains(p); }))
       same_part.push_back(name);
+  }
   if (same_part.empty())
     return {"", "unknown accelerator '" + model_name + "': " +
                     (wanted.parts.empty() ? std::string("it names no part number")

@@ -3,6 +3,7 @@
 #include "sim/config/JsonSyntax.hpp"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -123,6 +124,52 @@ std::optional<std::string> read_text_file(const std::string& path, Diagnostics& 
   return buffer.str();
 }
 
+namespace {
+
+/// Records where the document it is handed starts; ignores the rest.
+class DocumentMark final : public YAML::EventHandler {
+public:
+  std::optional<YAML::Mark> first;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { note(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { note(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { note(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    note(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    note(mark);
+  }
+  void OnMapEnd() override {}
+
+private:
+  void note(const YAML::Mark& mark)
+  {
+    if (!first || first->pos < 0)
+      first = mark;
+  }
+};
+
+/// Where a second document of `text` starts, if it has one: at most two parser calls.
+std::optional<YAML::Mark> second_document_mark(const std::string& text)
+{
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  DocumentMark first_document;
+  if (!parser.HandleNextDocument(first_document))
+    return std::nullopt;
+  DocumentMark second_document;
+  if (!parser.HandleNextDocument(second_document) || !second_document.first)
+    return std::nullopt;
+  return second_document.first;
+}
+
+} // namespace
+
 std::optional<YAML::Node> load_yaml_text(const std::string& text, const std::string& display_name,
                                          Diagnostics& diagnostics)
 {
@@ -140,15 +187,15 @@ std::optional<YAML::Node> load_yaml_text(const std::string& text, const std::str
   }
   try {
     // One document per file: yaml-cpp's Load would silently drop whatever follows a '---' or '...'.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
-      const YAML::Mark mark = documents[1].Mark();
-      const bool located = mark.line >= 0 && mark.pos >= 0;
-      diagnostics.add({display_name, located ? mark.line + 1 : 0, located ? mark.column + 1 : 0, "",
+    // The documents are counted with a bounded number of parser calls (yaml-cpp 0.7's LoadAll can
+    // loop forever on some malformed inputs, as fuzzing found).
+    if (const auto second = second_document_mark(text)) {
+      const bool located = second->line >= 0 && second->pos >= 0;
+      diagnostics.add({display_name, located ? second->line + 1 : 0, located ? second->column + 1 : 0, "",
                        "a second YAML document (after '---' or '...'): an input file holds exactly one"});
       return std::nullopt;
     }
-    return documents.empty() ? YAML::Node() : documents.front();
+    return YAML::Load(text);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own guard: it stops before its recursion can overflow the stack.
     diagnostics.add({display_name, e.mark.line + 1, e.mark.column + 1, "",
