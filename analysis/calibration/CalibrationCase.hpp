@@ -17,7 +17,6 @@ struct CalibrationCase {
   std::string system_key;   ///< submitter/system: one system across rounds (leave-one-system-out groups)
   std::string family;       ///< catalog accelerator (leave-one-family-out groups)
   std::string generation;   ///< catalog generation (compute-efficiency factor)
-  model::FabricClass fabric_class = model::FabricClass::NvSwitch; ///< model::fabric_class_of (network efficiency)
   int accelerators = 0;
   int nodes = 0;
   int global_batch_size = 0;

@@ -14,7 +14,6 @@ namespace {
 constexpr double kComputeLow = model::kComputeRange.lower, kComputeHigh = model::kComputeRange.upper, kComputeStart = 0.4;
 constexpr double kGenerationLow = model::kGenerationRange.lower, kGenerationHigh = model::kGenerationRange.upper;
 constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kMemoryRange.upper, kMemoryStart = 0.7;
-constexpr double kNetworkLow = model::kNetworkRange.lower, kNetworkHigh = model::kNetworkRange.upper, kNetworkStart = 0.7;
 constexpr double kOverheadHighMin = model::kRunOverheadRange_s.upper / 60.0, kOverheadStartMin = 1.0; // the fit works in minutes
 constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepOverheadStart_s = 0.01;
 
@@ -22,12 +21,11 @@ constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepO
 
 ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
 {
-  std::set<std::string> benchmarks, generations, fabrics;
+  std::set<std::string> benchmarks, generations;
   for (const auto& c : cases) {
     benchmarks.insert(c.benchmark);
     if (c.generation != model::kReferenceGeneration)
       generations.insert(c.generation);
-    fabrics.insert(model::to_string(c.fabric_class));
   }
   for (const auto& b : benchmarks)
     parameters_.push_back({"compute." + b, Group::Compute, b, std::log(kComputeStart), std::log(kComputeLow),
@@ -38,9 +36,6 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
   for (const auto& b : benchmarks)
     parameters_.push_back({"memory." + b, Group::Memory, b, std::log(kMemoryStart), std::log(kMemoryLow),
                            std::log(kMemoryHigh)});
-  for (const auto& f : fabrics)
-    parameters_.push_back({"network." + f, Group::Network, f, std::log(kNetworkStart), std::log(kNetworkLow),
-                           std::log(kNetworkHigh)});
   for (const auto& b : benchmarks)
     parameters_.push_back({"overhead." + b, Group::Overhead, b, kOverheadStartMin, 0.0, kOverheadHighMin});
   for (const auto& b : benchmarks)
@@ -74,7 +69,7 @@ int ParameterSpace::index_of(const std::string& name) const
 
 model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std::vector<double>& x) const
 {
-  double compute = kComputeStart, factor = 1.0, memory = kMemoryStart, network = kNetworkStart, step_overhead = 0;
+  double compute = kComputeStart, factor = 1.0, memory = kMemoryStart, step_overhead = 0;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const auto& p = parameters_[i];
     if (p.group == Group::Compute && p.label == c.benchmark)
@@ -83,12 +78,14 @@ model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std
       factor = std::exp(x[i]);
     else if (p.group == Group::Memory && p.label == c.benchmark)
       memory = std::exp(x[i]);
-    else if (p.group == Group::Network && p.label == model::to_string(c.fabric_class))
-      network = std::exp(x[i]);
     else if (p.group == Group::StepOverhead && p.label == c.benchmark)
       step_overhead = x[i];
   }
-  return {std::min(model::kMaxComputeEfficiency, compute * factor), network, memory, step_overhead};
+  model::Efficiency efficiency;
+  efficiency.compute = std::min(model::kMaxComputeEfficiency, compute * factor);
+  efficiency.memory = memory;
+  efficiency.step_overhead_s = step_overhead;
+  return efficiency;
 }
 
 double ParameterSpace::overhead_s(const std::string& benchmark, const std::vector<double>& x) const
@@ -108,10 +105,11 @@ double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& effi
 {
   const double busy0 = c.reference_busy_s;
   const double busy = c.profile.busy_time_s(efficiency.compute, efficiency.memory);
-  const double r = c.reference.network / efficiency.network;
+  // The links are the network calibration's, held fixed by this fit: communication keeps its
+  // reference time, and what compute hid of it shrinks and grows with compute.
   const double hidden0 = std::max(0.0, c.comm_s - c.exposed_comm_s);
   const double scale = busy0 > 0 ? busy / busy0 : 1.0;
-  const double exposed = std::max({0.0, c.exposed_comm_s * r, c.comm_s * r - hidden0 * scale});
+  const double exposed = std::max({0.0, c.exposed_comm_s, c.comm_s - hidden0 * scale});
   const double residual = c.iteration_s - busy0 - c.exposed_comm_s - c.reference.step_overhead_s;
   const double step = std::max(busy + exposed + residual + efficiency.step_overhead_s, c.host_limit_s);
   return step * c.minutes_per_step_s + c.fixed_minutes + overhead_s / 60.0;

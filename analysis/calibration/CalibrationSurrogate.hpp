@@ -2,10 +2,11 @@
 /// The calibration's parameters and the surrogate that predicts a result's time to train for any
 /// parameter values from its one reference simulation (docs/CALIBRATION.md):
 ///
-///   e_c = min(1, compute[b] x generation[g]),  e_m = memory,  e_n = network[f]
+///   e_c = min(1, compute[b] x generation[g]),  e_m = memory
 ///   busy   = StepWork::busy_time_s(e_c, e_m)                                  exact (roofline kernels)
-///   exposed = max(E0 r, K0 r - (K0 - E0) busy / busy0),  r = e_n0 / e_n       communication: bandwidth
-///             terms scale with 1/e_n; what compute hid at the reference shrinks and grows with compute
+///   exposed = max(E0, K0 - (K0 - E0) busy / busy0)                             communication: the links
+///             are the network calibration's (not fitted here); what compute hid at the reference
+///             shrinks and grows with compute
 ///   step   = max(busy + exposed + (step0 - busy0 - E0 - o0) + step_overhead[b], host limit)
 ///   minutes = step x (training + evaluation minutes per step second) + table overhead + overhead[b]
 ///
@@ -23,16 +24,16 @@ namespace gpuscale::analysis {
 /// minutes for overheads.
 class ParameterSpace {
 public:
-  enum class Group { Compute, Generation, Memory, Network, Overhead, StepOverhead };
+  enum class Group { Compute, Generation, Memory, Overhead, StepOverhead };
   struct Parameter {
-    std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, network.inter_node, overhead.bert
+    std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, overhead.bert
     Group group = Group::Compute;
-    std::string label; ///< benchmark, generation or fabric class
+    std::string label; ///< benchmark or generation
     double start = 0, lower = 0, upper = 0; ///< in optimiser coordinates
   };
 
   /// One compute efficiency, memory efficiency and overhead per benchmark, one factor per generation
-  /// other than the reference (hopper), one network efficiency per fabric class.
+  /// other than the reference (hopper). Link fractions are measured by nccl-tests, not fitted here.
   explicit ParameterSpace(const std::vector<CalibrationCase>& cases);
 
   const std::vector<Parameter>& parameters() const { return parameters_; }

@@ -100,9 +100,6 @@ Prediction make_prediction(const PredictOptions& options)
     notes.push_back("accelerator generation '" + built.generation +
                     "' has no MLPerf result in the calibration: compute factor 1 (as " +
                     model::kReferenceGeneration + "), the prediction rests on the catalog's datasheet figures");
-  if (!calibration.network.contains(model::to_string(built.fabric_class)))
-    notes.push_back("fabric class '" + model::to_string(built.fabric_class) +
-                    "' not calibrated: mean network efficiency used");
   p.record = run::run_scenario(built.resolved, false).record;
   const auto& r = p.record;
   if (r.outcome != results::Outcome::Ok)
@@ -132,6 +129,17 @@ Prediction make_prediction(const PredictOptions& options)
 }
 
 /// The prediction as one JSON object on stdout.
+/// The scale-up fabric of the nodes the prediction runs on, and "+ network" when it spans nodes.
+std::string fabric_of(const Prediction& p)
+{
+  const auto& resolved = p.built.resolved;
+  const auto used = resolved.platform.groups_used(resolved.scenario.gpus);
+  if (used.empty())
+    return "none";
+  const std::string scale_up = model::to_string(resolved.platform.node_type_of_group(used.front().group).fabric);
+  return p.record.nodes > 1 ? scale_up + " + inter-node network" : scale_up;
+}
+
 void print_prediction_json(const Prediction& p)
 {
   const auto& s = p.built.resolved.scenario;
@@ -149,14 +157,14 @@ void print_prediction_json(const Prediction& p)
              "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
              "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
              "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
-             "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"network\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
+             "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"scale_up_link_fraction\": {:.4g}, \"nic_link_fraction\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
              "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
              json_string(p.benchmark), json_string(p.system.system_name), r.time_to_train_min, interval_json,
              model::kIntervalLevel, json_string(p.regime), p.parameter_sd, r.effective_iter_time_s,
              static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
              json_string(p.gbs_source), s.gpus, r.nodes, json_string(p.built.mapping.gpu_type),
-             json_string(p.built.mapping.node_type), json_string(model::to_string(p.built.fabric_class)), s.tensor_parallel,
-             s.context_parallel, s.micro_batch_size, e.compute, e.memory, e.network, e.step_overhead_s,
+             json_string(p.built.mapping.node_type), json_string(fabric_of(p)), s.tensor_parallel,
+             s.context_parallel, s.micro_batch_size, e.compute, e.memory, r.scale_up_link_fraction, r.nic_link_fraction, e.step_overhead_s,
              r.samples_to_converge,
              r.input_bound != 0 ? "true" : "false", notes_json);
 }
@@ -168,13 +176,14 @@ void print_prediction_text(const Prediction& p, const PredictOptions& options)
   const auto& e = s.efficiency;
   const auto& r = p.record;
   fmt::print("system     {} ({})\n", p.system.system_name, options.system_path);
-  fmt::print("platform   {} x {} ({}), {} node(s), fabric class {}\n", s.gpus, p.built.mapping.gpu_type,
-             p.built.mapping.node_type, r.nodes, model::to_string(p.built.fabric_class));
+  fmt::print("platform   {} x {} ({}), {} node(s), fabric {}\n", s.gpus, p.built.mapping.gpu_type,
+             p.built.mapping.node_type, r.nodes, fabric_of(p));
   fmt::print("layout     global batch {} ({}), micro-batch {}, tp {}, cp {}{}\n", s.global_batch_size, p.gbs_source,
              s.micro_batch_size, s.tensor_parallel, s.context_parallel,
              s.activation_checkpointing ? ", activation checkpointing" : "");
-  fmt::print("efficiency compute {:.3f}, memory {:.3f}, network {:.3f}, step overhead {:.3g} s (calibration{})\n",
-             e.compute, e.memory, e.network, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
+  fmt::print("efficiency compute {:.3f}, memory {:.3f}, links {:.3f} (scale-up) / {:.3f} (NIC), step overhead {:.3g} s "
+             "(calibration{})\n",
+             e.compute, e.memory, r.scale_up_link_fraction, r.nic_link_fraction, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
   const std::string interval_text =

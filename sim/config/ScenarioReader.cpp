@@ -29,12 +29,17 @@ void read_efficiency(MappingReader reader, model::Efficiency& efficiency)
   // Up to the calibration's own bounds (model::ParameterRange): a scenario may state what the calibration gives.
   efficiency.compute =
       reader.number("compute", 1e-6, model::kComputeRange.upper, Presence::Optional).value_or(efficiency.compute);
-  efficiency.network =
-      reader.number("network", 1e-6, model::kNetworkRange.upper, Presence::Optional).value_or(efficiency.network);
+  // A link's fraction of its line rate: never above 1 (LinkFractions).
+  if (auto network = reader.number("network", 1e-6, model::kNetworkRange.upper, Presence::Optional))
+    efficiency.network = network;
   efficiency.memory =
       reader.number("memory", 1e-6, model::kMemoryRange.upper, Presence::Optional).value_or(efficiency.memory);
   efficiency.step_overhead_s =
       reader.quantity("step_overhead", Dimension::Seconds, Presence::Optional).value_or(efficiency.step_overhead_s);
+  if (auto fixed = reader.quantity("collective_fixed", Dimension::Seconds, Presence::Optional))
+    efficiency.collective_fixed_s = fixed;
+  if (auto step = reader.quantity("simple_step", Dimension::Seconds, Presence::Optional))
+    efficiency.simple_step_s = step;
   reader.finish();
 }
 

@@ -126,7 +126,7 @@ bool time_ready_collectives(const StepSetup& setup, const RouteCosts& routes, St
 StepTrace execute_analytically(const StepSetup& setup)
 {
   const int p = setup.gpus();
-  const RouteCosts routes(setup.topology, setup.routes, setup.scenario->efficiency.network, setup.scenario->simgrid);
+  const RouteCosts routes(setup.topology, setup.routes, setup.scenario->simgrid);
   std::vector<GpuRun> gpus;
   gpus.reserve(static_cast<std::size_t>(p));
   StepTrace trace(static_cast<std::size_t>(p));

@@ -56,7 +56,6 @@ StepTrace execute_on_simgrid(const StepSetup& setup)
 
   SimgridPlatformSpec spec;
   spec.gpu_speed_flop_per_s = setup.gpu_speed_flop_per_s;
-  spec.network_efficiency = scenario.efficiency.network;
   spec.routes = setup.routes;
   const SimgridPlatform platform = build_simgrid_platform(setup.topology, spec);
 

@@ -16,8 +16,8 @@ namespace {
 /// Creates the two directed links of an edge on first use, so links no route crosses cost nothing.
 class LinkFactory {
 public:
-  LinkFactory(sg4::NetZone* zone, const TopologyGraph& topology, double efficiency)
-      : zone_(zone), topology_(topology), efficiency_(efficiency), links_(2 * topology.edges_by_id.size(), nullptr)
+  LinkFactory(sg4::NetZone* zone, const TopologyGraph& topology)
+      : zone_(zone), topology_(topology), links_(2 * topology.edges_by_id.size(), nullptr)
   {
   }
 
@@ -26,7 +26,7 @@ public:
     sg4::Link*& slot = links_[2 * hop.edge_id + (hop.forward ? 0 : 1)];
     if (slot == nullptr) {
       const TopologyEdge& edge = topology_.graph[topology_.edges_by_id[hop.edge_id]];
-      slot = zone_->create_link(edge.name + (hop.forward ? "/ab" : "/ba"), edge.bandwidth_Bps * efficiency_)
+      slot = zone_->create_link(edge.name + (hop.forward ? "/ab" : "/ba"), edge.usable_Bps())
                  ->set_latency(edge.latency_s)
                  ->seal();
     }
@@ -36,7 +36,6 @@ public:
 private:
   sg4::NetZone* zone_;
   const TopologyGraph& topology_;
-  double efficiency_;
   std::vector<sg4::Link*> links_;
 };
 
@@ -53,7 +52,7 @@ SimgridPlatform build_simgrid_platform(const TopologyGraph& topology, const Simg
     platform.gpu_hosts.push_back(
         zone->create_host(topology.graph[topology.gpu_vertices[rank]].name, spec.gpu_speed_flop_per_s[rank])->seal());
 
-  LinkFactory links(zone, topology, spec.network_efficiency);
+  LinkFactory links(zone, topology);
   std::map<int, std::set<int>> destinations; // by source: one graph search per source
   for (const auto& [src, dst] : spec.routes)
     if (src != dst)

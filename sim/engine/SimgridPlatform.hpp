@@ -14,7 +14,6 @@ namespace gpuscale::engine {
 
 struct SimgridPlatformSpec {
   std::vector<double> gpu_speed_flop_per_s; ///< per GPU rank: effective compute rate (peak x efficiency)
-  double network_efficiency = 1.0;           ///< scales every link's bandwidth
   std::vector<std::pair<int, int>> routes;   ///< (src rank, dst rank) pairs that need a route
 };
 

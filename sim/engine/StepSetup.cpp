@@ -8,14 +8,12 @@
 namespace gpuscale::engine {
 namespace {
 
-std::vector<CommunicatorLayout> layouts_of(const std::vector<std::vector<int>>& groups, const TopologyGraph& topology)
+std::vector<CommunicatorLayout> layouts_of(const std::vector<std::vector<int>>& groups, const TopologyGraph& topology,
+                                           const model::LinkFractions& links)
 {
   std::vector<CommunicatorLayout> layouts;
-  for (const auto& group : groups) {
-    layouts.push_back(make_communicator_layout(group, topology.gpu_node));
-    mark_reduction_hardware(layouts.back(), topology.gpu_node, topology.node_in_switch_reduction,
-                            topology.fabric_in_network_reduction);
-  }
+  for (const auto& group : groups)
+    layouts.push_back(make_communicator_layout(group, topology, links));
   return layouts;
 }
 
@@ -70,9 +68,10 @@ StepSetup::StepSetup(const model::ResolvedScenario& resolved)
   const auto& scenario = resolved.scenario;
   const int p = scenario.gpus;
   const model::Precision precision = resolved.precision();
-  dp_layouts = layouts_of(parallel.data_parallel_groups, topology);
-  tp_layouts = layouts_of(parallel.tensor_parallel_groups, topology);
-  cp_layouts = layouts_of(parallel.context_parallel_groups, topology);
+  apply_link_fractions(topology, scenario.links);
+  dp_layouts = layouts_of(parallel.data_parallel_groups, topology, scenario.links);
+  tp_layouts = layouts_of(parallel.tensor_parallel_groups, topology, scenario.links);
+  cp_layouts = layouts_of(parallel.context_parallel_groups, topology, scenario.links);
 
   std::map<std::string, std::size_t> program_of_type;
   for (int rank = 0; rank < p; ++rank) {

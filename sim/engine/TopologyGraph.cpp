@@ -38,12 +38,20 @@ private:
     return boost::add_vertex(TopologyVertex{std::move(name), kind, gpu_rank, node}, out_.graph);
   }
 
-  void add_edge(Vertex a, Vertex b, LinkKind kind, double bandwidth_Bps, double latency_s)
+  void add_edge(Vertex a, Vertex b, LinkKind kind, double bandwidth_Bps, double latency_s,
+                model::LinkClass link_class = model::LinkClass::Nic, std::string generation = "")
   {
-    const std::string name = out_.graph[a].name + "--" + out_.graph[b].name;
-    const std::size_t id = boost::num_edges(out_.graph);
-    out_.edges_by_id.push_back(
-        boost::add_edge(a, b, TopologyEdge{name, kind, bandwidth_Bps, latency_s, id, a, b}, out_.graph).first);
+    TopologyEdge edge;
+    edge.name = out_.graph[a].name + "--" + out_.graph[b].name;
+    edge.kind = kind;
+    edge.bandwidth_Bps = bandwidth_Bps;
+    edge.link_class = link_class;
+    edge.generation = std::move(generation);
+    edge.latency_s = latency_s;
+    edge.id = boost::num_edges(out_.graph);
+    edge.end_a = a;
+    edge.end_b = b;
+    out_.edges_by_id.push_back(boost::add_edge(a, b, std::move(edge), out_.graph).first);
   }
 
   /// Adds a node with its GPUs up to global rank `wanted`: a run smaller than a node uses part of it.
@@ -59,6 +67,9 @@ private:
       out_.gpu_type.push_back(type.gpu_type);
       ++rank_;
     }
+    const std::string& generation = platform_.gpu_type_of(type).generation;
+    out_.nodes.push_back({type.fabric, generation, static_cast<int>(gpus.size()), type.gpus_per_node, type.nic_count,
+                          type.intra_bw_Bps, type.nic_bw_Bps, type.pcie_bw_Bps});
     std::vector<Vertex> nics;
     for (int k = 0; k < type.nic_count; ++k)
       nics.push_back(add_vertex(prefix + "-nic" + std::to_string(k), VertexKind::Nic, node));
@@ -67,7 +78,8 @@ private:
       case IntraNodeFabric::NvSwitch: {
         const Vertex nvswitch = add_vertex(prefix + "-nvswitch", VertexKind::NvSwitch, node);
         for (Vertex gpu : gpus)
-          add_edge(gpu, nvswitch, LinkKind::IntraNode, type.intra_bw_Bps, type.intra_latency_s);
+          add_edge(gpu, nvswitch, LinkKind::IntraNode, type.intra_bw_Bps, type.intra_latency_s,
+                   model::LinkClass::NvSwitch, generation);
         attach_nics_to_gpus(type, gpus, nics);
         break;
       }
@@ -76,14 +88,16 @@ private:
         const double per_pair = gpus.size() > 1 ? type.intra_bw_Bps / static_cast<double>(gpus.size() - 1) : 0.0;
         for (std::size_t a = 0; a < gpus.size(); ++a)
           for (std::size_t b = a + 1; b < gpus.size(); ++b)
-            add_edge(gpus[a], gpus[b], LinkKind::IntraNode, per_pair, type.intra_latency_s);
+            add_edge(gpus[a], gpus[b], LinkKind::IntraNode, per_pair, type.intra_latency_s,
+                     model::LinkClass::NvlinkMesh, generation);
         attach_nics_to_gpus(type, gpus, nics);
         break;
       }
       case IntraNodeFabric::Pcie: {
         const Vertex pcie = add_vertex(prefix + "-pcie", VertexKind::PcieSwitch, node);
         for (Vertex gpu : gpus)
-          add_edge(gpu, pcie, LinkKind::IntraNode, type.intra_bw_Bps, type.intra_latency_s);
+          add_edge(gpu, pcie, LinkKind::IntraNode, type.intra_bw_Bps, type.intra_latency_s, model::LinkClass::Pcie,
+                   generation);
         for (Vertex nic : nics)
           add_edge(nic, pcie, LinkKind::Pcie, type.pcie_bw_Bps, type.pcie_latency_s);
         break;
@@ -220,6 +234,14 @@ TopologyGraph build_topology(const model::Platform& platform, int gpus)
   TopologyGraph topology;
   TopologyBuilder(platform, topology).build(gpus);
   return topology;
+}
+
+void apply_link_fractions(TopologyGraph& topology, const model::LinkFractions& links)
+{
+  for (const Edge& e : topology.edges_by_id) {
+    TopologyEdge& edge = topology.graph[e];
+    edge.usable_fraction = links.of(edge.link_class, edge.generation);
+  }
 }
 
 } // namespace gpuscale::engine

@@ -8,6 +8,7 @@
 ///            ...   ┘  (or mesh,  (GPU i ── PCIe ── NIC i mod nics)
 ///                     or PCIe switch)
 
+#include "sim/model/LinkFractions.hpp"
 #include "sim/model/Platform.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -31,11 +32,17 @@ enum class LinkKind { IntraNode, Pcie, Network };
 struct TopologyEdge {
   std::string name;
   LinkKind kind = LinkKind::Network;
-  double bandwidth_Bps = 0; ///< per direction
+  double bandwidth_Bps = 0; ///< line rate (datasheet), per direction
+  model::LinkClass link_class = model::LinkClass::Nic;
+  std::string generation;     ///< accelerator generation of the node an intra-node link belongs to; "" otherwise
+  double usable_fraction = 1; ///< of the line rate, by class and generation (apply_link_fractions)
   double latency_s = 0;
   std::size_t id = 0;  ///< dense edge index, 0..num_edges-1
   std::size_t end_a = 0; ///< the endpoints in the order the edge was created: "forward" is a -> b
   std::size_t end_b = 0;
+
+  /// What the link delivers per direction: the rate SimGrid gives it.
+  double usable_Bps() const { return bandwidth_Bps * usable_fraction; }
 };
 
 using TopologyGraphType =
@@ -49,8 +56,21 @@ struct RouteHop {
   bool forward = true; ///< true when crossed from end_a to end_b
 };
 
+/// What the collectives need to know of a node's wiring (line rates; fractions apply on top).
+struct NodeWiring {
+  model::IntraNodeFabric fabric = model::IntraNodeFabric::NvSwitch;
+  std::string generation;     ///< of its GPUs
+  int gpus = 0;               ///< GPUs of the node the run uses
+  int gpus_per_node = 0;      ///< GPUs the node has
+  int nics = 0;
+  double intra_Bps = 0;       ///< per GPU, all scale-up links together
+  double nic_Bps = 0;         ///< per NIC
+  double pcie_Bps = 0;        ///< GPU <-> NIC
+};
+
 struct TopologyGraph {
   TopologyGraphType graph;
+  std::vector<NodeWiring> nodes;    ///< by node index
   std::vector<Vertex> gpu_vertices; ///< indexed by global GPU rank
   std::vector<int> gpu_node;        ///< node index of each GPU rank
   std::vector<std::string> gpu_type; ///< accelerator name of each GPU rank
@@ -68,6 +88,10 @@ struct TopologyGraph {
 /// Builds the graph of the first `gpus` GPUs (all if `gpus` <= 0) and of the nodes that hold them.
 /// Nodes and GPUs beyond those are left out, so a 2-GPU run on a 1000-node cluster stays small; the
 /// network switches the used nodes need are all present, so contention inside them is simulated.
+/// Edges carry their line rate and a usable fraction of 1 until apply_link_fractions.
 TopologyGraph build_topology(const model::Platform& platform, int gpus);
+
+/// Sets every edge's usable fraction from its class and generation.
+void apply_link_fractions(TopologyGraph& topology, const model::LinkFractions& links);
 
 } // namespace gpuscale::engine

@@ -53,7 +53,6 @@ analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const r
   analysis::CalibrationCase c;
   c.family = scenario.mapping.gpu_type;
   c.generation = scenario.generation;
-  c.fabric_class = scenario.fabric_class;
   c.accelerators = s.gpus;
   c.nodes = r.nodes;
   c.global_batch_size = s.global_batch_size;

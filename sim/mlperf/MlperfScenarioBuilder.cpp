@@ -57,7 +57,6 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, c
   if (!conflicts.empty())
     throw std::invalid_argument("the submitters' layout does not fit: " + conflicts.front().message);
   out.generation = gpu.generation;
-  out.fabric_class = model::fabric_class_of(r.platform, s.gpus);
   return out;
 }
 

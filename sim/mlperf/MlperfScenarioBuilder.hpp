@@ -19,7 +19,6 @@ struct MlperfScenario {
   model::ResolvedScenario resolved;
   config::MlperfPlatformMapping mapping;
   std::string generation;   ///< accelerator generation (catalog)
-  model::FabricClass fabric_class = model::FabricClass::NvSwitch; ///< model::fabric_class_of
 };
 
 class MlperfScenarioBuilder {

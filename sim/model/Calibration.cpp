@@ -5,8 +5,7 @@
 
 namespace gpuscale::model {
 
-Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::string& generation_name,
-                                       FabricClass fabric) const
+Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::string& generation_name) const
 {
   Efficiency efficiency;
   const auto c = compute.find(benchmark);
@@ -16,17 +15,21 @@ Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::
     efficiency.compute = std::min(kMaxComputeEfficiency, c->second.value * factor);
   if (const auto m = memory.find(benchmark); m != memory.end())
     efficiency.memory = m->second.value;
-  if (const auto n = network.find(to_string(fabric)); n != network.end()) {
-    efficiency.network = n->second.value;
-  } else if (!network.empty()) {
-    double sum = 0;
-    for (const auto& [name, value] : network)
-      sum += value.value;
-    efficiency.network = sum / static_cast<double>(network.size());
-  }
   if (const auto o = step_overhead_s.find(benchmark); o != step_overhead_s.end())
     efficiency.step_overhead_s = o->second.value;
   return efficiency;
+}
+
+LinkFractions Calibration::link_fractions() const
+{
+  LinkFractions links;
+  for (const auto& [key, value] : network)
+    links.fraction[key] = value.value;
+  if (const auto it = collective_s.find("fixed"); it != collective_s.end())
+    links.collective_fixed_s = it->second.value;
+  if (const auto it = collective_s.find("simple_step"); it != collective_s.end())
+    links.simple_step_s = it->second.value;
+  return links;
 }
 
 double Calibration::overhead_s_for(const std::string& benchmark) const
@@ -60,37 +63,13 @@ ParameterRange parameter_range(const std::string& key)
     return kMemoryRange;
   if (key == "network")
     return kNetworkRange;
+  if (key == "collective")
+    return kCollectiveCostRange_s;
   if (key == "step_overhead")
     return kStepOverheadRange_s;
   if (key == "overhead")
     return kRunOverheadRange_s;
   throw std::invalid_argument("no calibration parameter group '" + key + "'");
-}
-
-std::string to_string(FabricClass fabric)
-{
-  switch (fabric) {
-    case FabricClass::NvSwitch: return "nvswitch";
-    case FabricClass::NvlinkMesh: return "nvlink_mesh";
-    case FabricClass::Pcie: return "pcie";
-    case FabricClass::InterNode: return "inter_node";
-  }
-  return "?";
-}
-
-FabricClass fabric_class_of(const Platform& platform, int gpus)
-{
-  if (platform.node_groups.empty())
-    return FabricClass::NvSwitch;
-  const NodeType& node = platform.node_type_of_group(0);
-  if (gpus > node.gpus_per_node)
-    return FabricClass::InterNode;
-  switch (node.fabric) {
-    case IntraNodeFabric::NvSwitch: return FabricClass::NvSwitch;
-    case IntraNodeFabric::NvlinkMesh: return FabricClass::NvlinkMesh;
-    case IntraNodeFabric::Pcie: return FabricClass::Pcie;
-  }
-  return FabricClass::NvSwitch;
 }
 
 } // namespace gpuscale::model

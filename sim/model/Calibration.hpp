@@ -5,7 +5,8 @@
 ///
 ///   compute efficiency  e_c = min(1, compute[benchmark] x generation[accelerator generation])
 ///   memory efficiency   e_m = memory[benchmark]            (of HBM bandwidth, roofline kernels)
-///   network efficiency  e_n = network[fabric class]        (of every link's bandwidth)
+///   link fraction       network[link class(@generation)]  (of each link's line rate; LinkFractions)
+///   collective costs    collective[fixed, simple_step]    seconds (LinkFractions)
 ///   step               += step_overhead[benchmark] seconds (per-step cost the step model lacks)
 ///   time to train      += overhead[benchmark] seconds      (per-run cost the step model lacks)
 
@@ -48,17 +49,15 @@ struct CalibrationSummary {
   std::string data;
 };
 
-/// What joins the GPUs of a run, as the calibration's network efficiency is keyed: the node's scale-up
-/// fabric when the run stays inside one node, else the network between nodes.
-enum class FabricClass { NvSwitch, NvlinkMesh, Pcie, InterNode };
-/// "nvswitch", "nvlink_mesh", "pcie", "inter_node": the keys of network: in calibration/mlperf.yaml.
-std::string to_string(FabricClass fabric);
-
 struct Calibration {
   std::map<std::string, CalibratedValue> compute;    ///< benchmark -> e_c on the reference generation (hopper)
   std::map<std::string, CalibratedValue> generation; ///< accelerator generation -> factor (hopper: 1)
   std::map<std::string, CalibratedValue> memory;     ///< benchmark -> e_m
-  std::map<std::string, CalibratedValue> network;    ///< fabric class -> e_n
+  /// Link class (optionally @generation) or "nvls" -> usable fraction of the line rate. Measured by
+  /// nccl-tests (the references, or `gpuscale calibrate-network` on a user's logs), held fixed by
+  /// the fit against MLPerf: a property of the links, not of a benchmark.
+  std::map<std::string, CalibratedValue> network;
+  std::map<std::string, CalibratedValue> collective_s; ///< "fixed", "simple_step" -> seconds (LinkFractions)
   std::map<std::string, CalibratedValue> overhead_s; ///< benchmark -> seconds added to every run
   std::map<std::string, CalibratedValue> step_overhead_s; ///< benchmark -> seconds added to every step
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
@@ -74,29 +73,27 @@ struct Calibration {
     visit("generation", self.generation, false);
     visit("memory", self.memory, false);
     visit("network", self.network, false);
+    visit("collective", self.collective_s, true);
     visit("overhead", self.overhead_s, true);
     visit("step_overhead", self.step_overhead_s, true);
   }
 
-  /// Efficiencies for `benchmark` on accelerators of `generation` joined by `fabric`.
-  /// Unknown generation or fabric class: factor 1 / the mean network efficiency (the caller may say so).
-  Efficiency efficiency_for(const std::string& benchmark, const std::string& generation,
-                            FabricClass fabric) const;
+  /// Efficiencies for `benchmark` on accelerators of `generation`. Unknown generation: factor 1
+  /// (the caller may say so).
+  Efficiency efficiency_for(const std::string& benchmark, const std::string& generation) const;
+  /// The link fractions and collective costs of `network` and `collective` (no what-ifs).
+  LinkFractions link_fractions() const;
   /// Seconds added to every run of `benchmark` (0 when the calibration has none).
   double overhead_s_for(const std::string& benchmark) const;
   /// The batch-size rule for `accelerators`; nullopt when the benchmark has none.
   std::optional<int> batch_size_for(const std::string& benchmark, int accelerators) const;
 };
 
-/// The fabric class a run of `gpus` accelerators on `platform` uses: "inter_node" when it spans
-/// nodes, else the node's scale-up fabric (nvswitch, nvlink_mesh, pcie).
-FabricClass fabric_class_of(const Platform& platform, int gpus);
-
 /// The range of one group of calibrated parameters, defined once here: the fit searches inside it,
 /// the calibration reader accepts a value only inside it, and a scenario's `efficiency:` block may not
-/// exceed its upper bound. Efficiencies above 1 stand for what the step model still lacks (a trace
-/// counting more FLOPs than the submissions execute, links modelled below what NCCL reaches): they are
-/// modelling errors to remove, kept explicit here until they are (docs/CALIBRATION.md).
+/// exceed its upper bound. Compute and memory efficiencies above 1 stand for what the step model still
+/// lacks (a trace counting more FLOPs than the submissions execute): they are modelling errors to
+/// remove, kept explicit here until they are (docs/CALIBRATION.md). Link fractions are physical: <= 1.
 struct ParameterRange {
   double lower = 0;
   double upper = 0;
@@ -104,7 +101,8 @@ struct ParameterRange {
 inline constexpr ParameterRange kComputeRange{0.02, 2.0};    ///< compute[benchmark], and e_c itself
 inline constexpr ParameterRange kGenerationRange{0.2, 3.0};  ///< generation[...] factors
 inline constexpr ParameterRange kMemoryRange{0.05, 3.0};     ///< memory[benchmark]
-inline constexpr ParameterRange kNetworkRange{0.02, 2.0};    ///< network[fabric class]
+inline constexpr ParameterRange kNetworkRange{0.02, 1.0};    ///< network[link class]: no link above its line rate
+inline constexpr ParameterRange kCollectiveCostRange_s{0.0, 1e-3}; ///< collective[fixed, simple_step], seconds
 inline constexpr ParameterRange kStepOverheadRange_s{0.0, 2.0};  ///< step_overhead[benchmark], seconds
 inline constexpr ParameterRange kRunOverheadRange_s{0.0, 1800.0}; ///< overhead[benchmark], seconds
 /// The range of the group stored under `key` in calibration/mlperf.yaml (Calibration::for_each_group).

@@ -3,6 +3,7 @@
 
 #include "sim/model/ConvergenceTable.hpp"
 #include "sim/model/HostInputModel.hpp"
+#include "sim/model/LinkFractions.hpp"
 #include "sim/model/Platform.hpp"
 #include "sim/model/Precision.hpp"
 #include "sim/model/WorkloadTrace.hpp"
@@ -40,11 +41,15 @@ struct SimgridNetworkConfig {
 /// Fractions of datasheet peak actually reached. Calibration fits these against MLPerf results.
 struct Efficiency {
   double compute = 0.5; ///< of peak FLOP/s at the training precision
-  double network = 1.0; ///< of every link's bandwidth
   double memory = 0.8;  ///< of HBM bandwidth, for memory-bound work (optimizer step)
   /// Seconds every optimizer step spends outside the simulated kernels and collectives, overlapping
   /// nothing (kernel launches, optimizer bookkeeping, host synchronisation): added to the step.
   double step_overhead_s = 0;
+  /// What-ifs on the network, as the scenario's `efficiency:` writes them; absent: the network
+  /// calibration's (a property of the links, not of the benchmark). See LinkFractions.
+  std::optional<double> network{};            ///< every link (and NVLS) at this fraction of its line rate
+  std::optional<double> collective_fixed_s{}; ///< LinkFractions::collective_fixed_s
+  std::optional<double> simple_step_s{};      ///< LinkFractions::simple_step_s
 };
 
 /// One entry of a scenario's `batch_allocation:` as written: `gpus` GPUs (all that remain when
@@ -88,6 +93,9 @@ struct Scenario {
   /// The scenario states its efficiencies (`efficiency:`); otherwise resolution applies the
   /// calibration's for the hardware the run uses.
   bool efficiency_given = false;
+  /// Derived by resolution: the network calibration's link fractions and collective costs, with the
+  /// what-ifs of `efficiency` applied. Every link of the run gets its class's fraction.
+  LinkFractions links;
   SimgridNetworkConfig simgrid;
   StepExecutorKind executor = StepExecutorKind::Simgrid;
   std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists

@@ -209,7 +209,16 @@ Efficiency calibrated_efficiency(const Calibration& calibration, const Platform&
   if (used.empty())
     return Efficiency{};
   const auto& gpu = platform.gpu_type_of(platform.node_type_of_group(used.front().group));
-  return calibration.efficiency_for(workload.benchmark, gpu.generation, fabric_class_of(platform, gpus));
+  return calibration.efficiency_for(workload.benchmark, gpu.generation);
+}
+
+LinkFractions resolve_link_fractions(const Calibration* calibration, const Efficiency& what_ifs)
+{
+  LinkFractions links = calibration != nullptr ? calibration->link_fractions() : LinkFractions{};
+  links.every_link = what_ifs.network;
+  links.collective_fixed_s = what_ifs.collective_fixed_s.value_or(links.collective_fixed_s);
+  links.simple_step_s = what_ifs.simple_step_s.value_or(links.simple_step_s);
+  return links;
 }
 
 ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
@@ -230,8 +239,14 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   resolution.host_input = choose_host_pipeline(s, inputs, conflicts);
   if (inputs.convergence != nullptr)
     resolution.convergence = *inputs.convergence;
+  // The network's fractions are the links', whatever the scenario says of its own efficiencies.
+  s.links = resolve_link_fractions(inputs.calibration, s.efficiency);
   if (inputs.calibration != nullptr && !s.efficiency_given && !platform.node_groups.empty()) {
+    const Efficiency what_ifs = s.efficiency;
     s.efficiency = calibrated_efficiency(*inputs.calibration, platform, workload, s.gpus);
+    s.efficiency.network = what_ifs.network;
+    s.efficiency.collective_fixed_s = what_ifs.collective_fixed_s;
+    s.efficiency.simple_step_s = what_ifs.simple_step_s;
     if (resolution.convergence && inputs.add_calibrated_run_overhead)
       resolution.convergence->run_start_overhead_s += inputs.calibration->overhead_s_for(workload.benchmark);
   }

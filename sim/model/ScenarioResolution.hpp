@@ -46,8 +46,9 @@ struct ScenarioInputs {
   /// The host pipeline costs next to the workload; nullptr: there is no table.
   const std::vector<HostInputCost>* host_costs = nullptr;
   std::string host_costs_path; ///< for messages
-  /// Applied when the scenario has no efficiencies of its own (Scenario::efficiency_given false);
-  /// nullptr: the scenario keeps the efficiencies it has.
+  /// Its efficiencies apply when the scenario has none of its own (Scenario::efficiency_given false);
+  /// its link fractions and collective costs always (the scenario's network what-ifs on top).
+  /// nullptr: the scenario keeps the efficiencies it has, links at kDefaultLinkFraction.
   const Calibration* calibration = nullptr;
   /// Add the calibration's per-run overhead to the convergence table. Off only for the cases the
   /// calibration itself fits, which fit that overhead as a parameter of their own.
@@ -63,7 +64,8 @@ struct ScenarioResolution {
 };
 
 /// Resolves `scenario` in place against `inputs`: on return it has its batch shares (from
-/// batch_allocation) and efficiencies (from the calibration, unless it states its own). Every
+/// batch_allocation), efficiencies (from the calibration, unless it states its own) and link
+/// fractions (Scenario::links). Every
 /// conflict found is returned; the derived fields are only meaningful when there is none.
 ScenarioResolution resolve_scenario(Scenario& scenario, const ScenarioInputs& inputs);
 
@@ -74,9 +76,12 @@ ScenarioResolution resolve_scenario(Scenario& scenario, const ScenarioInputs& in
 std::vector<ScenarioConflict> resolve_in_place(ResolvedScenario& resolved, ScenarioInputs options);
 
 /// The efficiencies `calibration` gives a run of `gpus` GPUs of `platform` with `workload`: those of
-/// the workload's benchmark, the accelerator generation of the first GPU the run uses and the fabric
-/// class the run spans.
+/// the workload's benchmark and the accelerator generation of the first GPU the run uses.
 Efficiency calibrated_efficiency(const Calibration& calibration, const Platform& platform,
                                  const WorkloadTrace& workload, int gpus);
+
+/// The calibration's link fractions and collective costs (defaults without one), with the network
+/// what-ifs of `what_ifs` applied.
+LinkFractions resolve_link_fractions(const Calibration* calibration, const Efficiency& what_ifs);
 
 } // namespace gpuscale::model

@@ -20,7 +20,7 @@ namespace gpuscale::results {
 // zero3_prefetch_params, input_pipeline, batch_per_rank, platform_sha256, workload_sha256, gpuscale_version,
 // convergence_sha256, executor, and the convergence intervals (samples_to_converge_low/high,
 // time_to_train_low/high_min)
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).
 class ResultsFileError : public std::runtime_error {

@@ -32,7 +32,9 @@ struct RunRecord {
   std::int64_t activation_checkpointing = 0;
 
   double compute_efficiency = 0;
-  double network_efficiency = 0;
+  double scale_up_link_fraction = 0; ///< usable fraction of the first node's GPU-to-GPU links
+  double nic_link_fraction = 0;      ///< usable fraction of the NIC links
+  double collective_fixed_s = 0;     ///< fixed cost of every collective
   double memory_efficiency = 0;
   double step_overhead_s = 0; ///< calibrated per-step host cost included in iter_time_s
   double tcp_gamma_bytes = 0;

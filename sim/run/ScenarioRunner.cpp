@@ -202,7 +202,13 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.zero_stage = s.zero_stage;
   r.activation_checkpointing = s.activation_checkpointing ? 1 : 0;
   r.compute_efficiency = s.efficiency.compute;
-  r.network_efficiency = s.efficiency.network;
+  if (const auto used = resolved.platform.groups_used(s.gpus); !used.empty()) {
+    const auto& node = resolved.platform.node_type_of_group(used.front().group);
+    r.scale_up_link_fraction =
+        s.links.of(model::scale_up_link_class(node.fabric), resolved.platform.gpu_type_of(node).generation);
+  }
+  r.nic_link_fraction = s.links.of(model::LinkClass::Nic, "");
+  r.collective_fixed_s = s.links.collective_fixed_s;
   r.memory_efficiency = s.efficiency.memory;
   r.step_overhead_s = s.efficiency.step_overhead_s;
   r.tcp_gamma_bytes = s.simgrid.tcp_gamma_bytes;

@@ -15,7 +15,9 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   c.generation["hopper"] = {1.0, 0.0, 0, true, "reference generation: held at 1"};
   c.generation["ampere"] = {1.3, 0.1, 9, false, "at its bound"};
   c.memory["bert"] = {0.8, 0.2, 100, true, ""};
-  c.network["inter_node"] = {0.6, 0.1, 30, true, ""};
+  c.network["nic"] = {0.6, 0.1, 30, true, ""};
+  c.network["nvswitch@ampere"] = {0.7, 0.05, 0, true, "from nccl-tests"};
+  c.collective_s["fixed"] = {8e-6, 1e-6, 0, true, ""};
   c.overhead_s["bert"] = {42.0, 3.0, 20, true, ""};
   c.batch_sizes = {{"bert", 8, 768, 20}, {"bert", 64, 4608, 2}};
   c.summary.results = 200;
@@ -30,10 +32,15 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   CHECK(read.batch_size_for("bert", 16) == 4608);
   CHECK(read.batch_size_for("bert", 4096) == 4608); // beyond the largest bucket: the largest bucket's
   CHECK_FALSE(read.batch_size_for("resnet", 8).has_value());
-  const auto e = read.efficiency_for("bert", "ampere", model::FabricClass::InterNode);
+  const auto e = read.efficiency_for("bert", "ampere");
   CHECK(e.compute == Approx(1.2 * 1.3));
   CHECK(e.memory == Approx(0.8));
-  CHECK(e.network == Approx(0.6));
+  const auto links = read.link_fractions();
+  CHECK(links.of(model::LinkClass::Nic, "") == Approx(0.6));
+  CHECK(links.of(model::LinkClass::NvSwitch, "ampere") == Approx(0.7));
+  CHECK(links.of(model::LinkClass::NvSwitch, "hopper") == Approx(model::kDefaultLinkFraction)); // no entry
+  CHECK(links.collective_fixed_s == Approx(8e-6));
+  CHECK(links.simple_step_s == 0);
 }
 
 TEST_CASE("config::read_calibration_text reports bad values, located", "[config]")

@@ -29,19 +29,22 @@ const std::string kBase = "  name: resolution\n  platform: " + kSource + "/platf
 
 } // namespace
 
-TEST_CASE("model::resolve_scenario applies the calibration for the fabric the run spans", "[config][resolution]")
+TEST_CASE("model::resolve_scenario applies the calibration and the same link fractions at any scale", "[config][resolution]")
 {
   const model::Calibration& calibration = config::default_calibration();
   const auto one_node = config::read_scenario(write_file("one.yaml", "scenario:\n" + kBase + "  gpus: 8\n"));
   const auto many_nodes = config::read_scenario(write_file("many.yaml", "scenario:\n" + kBase + "  gpus: 64\n"));
-  const auto expect = [&](model::FabricClass fabric) { return calibration.efficiency_for("bert", "hopper", fabric); };
-  CHECK(one_node.scenario.efficiency.network == expect(model::FabricClass::NvSwitch).network);
-  CHECK(one_node.scenario.efficiency.network == calibration.network.at("nvswitch").value);
-  CHECK(one_node.scenario.efficiency.compute == expect(model::FabricClass::NvSwitch).compute);
-  CHECK(many_nodes.scenario.efficiency.network == expect(model::FabricClass::InterNode).network);
-  CHECK(many_nodes.scenario.efficiency.network == calibration.network.at("inter_node").value);
-  CHECK(many_nodes.scenario.efficiency.memory == expect(model::FabricClass::InterNode).memory);
-  CHECK(many_nodes.scenario.efficiency.step_overhead_s == expect(model::FabricClass::InterNode).step_overhead_s);
+  const auto expect = calibration.efficiency_for("bert", "hopper");
+  CHECK(one_node.scenario.efficiency.compute == expect.compute);
+  CHECK(many_nodes.scenario.efficiency.memory == expect.memory);
+  CHECK(many_nodes.scenario.efficiency.step_overhead_s == expect.step_overhead_s);
+  // A link runs at its class's fraction whether the run spans one node or many.
+  CHECK(one_node.scenario.links == calibration.link_fractions());
+  CHECK(many_nodes.scenario.links == calibration.link_fractions());
+  CHECK(many_nodes.scenario.links.of(model::LinkClass::NvSwitch, "hopper") ==
+        calibration.network.at("nvswitch").value);
+  CHECK(many_nodes.scenario.links.of(model::LinkClass::NvSwitch, "ampere") ==
+        calibration.network.at("nvswitch@ampere").value);
   REQUIRE(many_nodes.convergence);
   // The calibrated per-run overhead is added to the table's own.
   const auto table = config::read_scenario(write_file("table.yaml", "scenario:\n" + kBase +
@@ -51,7 +54,13 @@ TEST_CASE("model::resolve_scenario applies the calibration for the fabric the ru
         Approx(table.convergence->run_start_overhead_s + calibration.overhead_s_for("bert")).epsilon(1e-12));
   // A scenario that states its efficiencies keeps them (the others at their defaults).
   CHECK(table.scenario.efficiency.compute == 0.5);
-  CHECK(table.scenario.efficiency.network == model::Efficiency{}.network);
+  CHECK_FALSE(table.scenario.efficiency.network.has_value());
+  CHECK(table.scenario.links == calibration.link_fractions()); // the links' own, efficiencies given or not
+  const auto what_if = config::read_scenario(write_file(
+      "what_if.yaml", "scenario:\n" + kBase + "  gpus: 64\n  efficiency: {network: 0.5, collective_fixed: 2 us}\n"));
+  CHECK(what_if.scenario.links.of(model::LinkClass::Nic, "") == 0.5);
+  CHECK(what_if.scenario.links.nvls("hopper") == 0.5);
+  CHECK(what_if.scenario.links.collective_fixed_s == Approx(2e-6));
 }
 
 TEST_CASE("config::read_sweep resolves every point as the scenario alone", "[config][resolution]")
@@ -62,13 +71,12 @@ TEST_CASE("config::read_sweep resolves every point as the scenario alone", "[con
     const auto alone = config::read_scenario(
         write_file("alone.yaml", "scenario:\n" + kBase + "  gpus: " + std::to_string(point.scenario.gpus) + "\n"));
     INFO(point.scenario.gpus << " GPUs");
-    CHECK(point.scenario.efficiency.network == alone.scenario.efficiency.network);
+    CHECK(point.scenario.links == alone.scenario.links);
     CHECK(point.scenario.efficiency.compute == alone.scenario.efficiency.compute);
     CHECK(point.scenario.efficiency.step_overhead_s == alone.scenario.efficiency.step_overhead_s);
     REQUIRE(point.convergence);
     CHECK(point.convergence->run_start_overhead_s == alone.convergence->run_start_overhead_s);
   }
-  CHECK(spec.points[0].scenario.efficiency.network != spec.points[1].scenario.efficiency.network);
 }
 
 TEST_CASE("model::resolve_scenario expands an uneven allocation for the GPUs of each point", "[config][resolution]")

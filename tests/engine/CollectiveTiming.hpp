@@ -34,8 +34,17 @@ struct CollectiveTiming {
 };
 
 /// Runs `jobs` concurrently (each its own communicator) and returns when the last one ends.
+/// Links at line rate (fractions 1: the topology's own) and no fixed costs unless `links` says otherwise.
+inline model::LinkFractions line_rate_links()
+{
+  model::LinkFractions links;
+  links.every_link = 1.0;
+  return links;
+}
+
 inline CollectiveTiming time_collectives_detailed(const engine::TopologyGraph& topology,
-                                                  const std::vector<CollectiveJob>& jobs)
+                                                  const std::vector<CollectiveJob>& jobs,
+                                                  const model::LinkFractions& links = line_rate_links())
 {
   const std::string text = engine::run_isolated([&] {
     int argc = 2;
@@ -49,9 +58,7 @@ inline CollectiveTiming time_collectives_detailed(const engine::TopologyGraph& t
     spec.gpu_speed_flop_per_s.assign(topology.gpu_vertices.size(), 1e12);
     std::vector<engine::CommunicatorLayout> layouts;
     for (const auto& job : jobs) {
-      layouts.push_back(engine::make_communicator_layout(job.ranks, topology.gpu_node));
-      engine::mark_reduction_hardware(layouts.back(), topology.gpu_node, topology.node_in_switch_reduction,
-                                      topology.fabric_in_network_reduction);
+      layouts.push_back(engine::make_communicator_layout(job.ranks, topology, links));
       for (const auto& pair : layouts.back().route_pairs(true))
         spec.routes.push_back(pair);
     }
@@ -81,21 +88,21 @@ inline CollectiveTiming time_collectives_detailed(const engine::TopologyGraph& t
   return timing;
 }
 
-inline double time_collectives(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs)
+inline double time_collectives(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs,
+                               const model::LinkFractions& links = line_rate_links())
 {
-  return time_collectives_detailed(topology, jobs).end_s;
+  return time_collectives_detailed(topology, jobs, links).end_s;
 }
 
 /// The same jobs on the analytical executor: each alone on the links (no contention), from time 0.
 inline double time_collectives_analytically(const engine::TopologyGraph& topology,
-                                            const std::vector<CollectiveJob>& jobs)
+                                            const std::vector<CollectiveJob>& jobs,
+                                            const model::LinkFractions& links = line_rate_links())
 {
   double end_s = 0;
   for (const auto& job : jobs) {
-    auto layout = engine::make_communicator_layout(job.ranks, topology.gpu_node);
-    engine::mark_reduction_hardware(layout, topology.gpu_node, topology.node_in_switch_reduction,
-                                    topology.fabric_in_network_reduction);
-    const engine::RouteCosts routes(topology, layout.route_pairs(true), 1.0, model::SimgridNetworkConfig{});
+    const auto layout = engine::make_communicator_layout(job.ranks, topology, links);
+    const engine::RouteCosts routes(topology, layout.route_pairs(true), model::SimgridNetworkConfig{});
     std::vector<double> clock_s(job.ranks.size(), 0.0);
     std::vector<engine::CollectiveCounters> counters(job.ranks.size());
     engine::time_collective(job.op, job.algorithm, layout, routes, std::vector<double>(job.ranks.size(), job.bytes),
@@ -106,10 +113,11 @@ inline double time_collectives_analytically(const engine::TopologyGraph& topolog
 }
 
 /// Both executors on jobs that share no link: checks that they agree to 1e-6 and returns SimGrid's time.
-inline double time_uncontended(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs)
+inline double time_uncontended(const engine::TopologyGraph& topology, const std::vector<CollectiveJob>& jobs,
+                               const model::LinkFractions& links = line_rate_links())
 {
-  const double simulated = time_collectives(topology, jobs);
-  CHECK(time_collectives_analytically(topology, jobs) == Approx(simulated).epsilon(1e-6));
+  const double simulated = time_collectives(topology, jobs, links);
+  CHECK(time_collectives_analytically(topology, jobs, links) == Approx(simulated).epsilon(1e-6));
   return simulated;
 }
 

@@ -53,7 +53,9 @@ TEST_CASE("engine ring_flow all-reduce within 1% of the per-step ring across nod
   const auto topology = engine::build_topology(testing::synthetic_platform(4, 8, kLinkBps, kHopLatency_s), 32);
   const double per_step = testing::time_uncontended(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::Ring}});
   const double flow = testing::time_uncontended(topology, {{testing::first_ranks(32), 256e6, model::CollectiveAlgorithm::RingFlow}});
-  CHECK(flow == Approx(per_step).epsilon(0.01));
+  // Per step, every step waits for its slowest channel hop; at flow level the channels' flows share
+  // the GPU ports for the whole collective: a few per cent apart.
+  CHECK(flow == Approx(per_step).epsilon(0.05));
 }
 
 TEST_CASE("engine collectives that share a link slow each other down", "[engine][collectives]")
@@ -138,43 +140,97 @@ engine::TopologyGraph rail_topology(const Hierarchy& h)
                                 h.nodes * h.per_node);
 }
 
+/// A pipelined hierarchical collective: the slower of its two lanes, the latencies its flows did not
+/// pay, and the fill, the faster lane's bandwidth time over the chunks (kPipelineChunkBytes per rail).
+double pipelined_s(double intra_lane_s, double cross_lane_s, double unpaid_s, double fast_lane_bandwidth_s,
+                   double bytes, int per_node)
+{
+  const double chunks = std::max(1.0, std::floor(bytes / (engine::kPipelineChunkBytes * per_node)));
+  return std::max(intra_lane_s, cross_lane_s) + unpaid_s + fast_lane_bandwidth_s / chunks;
+}
+
+/// The closed form of hierarchical `op` of `s` bytes on `h`: intra-node phases on one lane,
+/// cross-node ones on the other (RingExecution), per step or at flow level.
+double hierarchical_closed_form(const Hierarchy& h, engine::CollectiveOp op, double s, bool flow_level)
+{
+  const double g = h.per_node;
+  const double n = h.nodes;
+  const int intra_phases = op == engine::CollectiveOp::AllReduce ? 2 : 1; // reduce-scatter (+ all-gather)
+  const int cross_rounds = op == engine::CollectiveOp::AllReduce ? 2 : 1;
+  const double intra_bandwidth_s = intra_phases * (g - 1) / g * s / h.bandwidth_i;
+  const double cross_bandwidth_s = cross_rounds * (n - 1) / n * s / (g * h.bandwidth_e);
+  const double intra_steps = intra_phases * (g - 1);
+  const double cross_steps = cross_rounds * (n - 1);
+  const double fast_s = std::min(intra_bandwidth_s, cross_bandwidth_s);
+  if (!flow_level) // every step pays its route latency
+    return pipelined_s(intra_steps * h.alpha_i + intra_bandwidth_s, cross_steps * h.alpha_e + cross_bandwidth_s, 0.0,
+                       fast_s, s, h.per_node);
+  // One flow per phase pays one latency; the others are slept at the end.
+  return pipelined_s(intra_phases * h.alpha_i + intra_bandwidth_s, h.alpha_e + cross_bandwidth_s,
+                     (intra_steps - intra_phases) * h.alpha_i + (cross_steps - 1) * h.alpha_e, fast_s, s, h.per_node);
+}
+
 } // namespace
 
-TEST_CASE("engine hierarchical all-reduce, reduce-scatter and all-gather match their closed forms", "[engine][collectives]")
+TEST_CASE("engine hierarchical all-reduce, reduce-scatter and all-gather match their pipelined closed forms", "[engine][collectives]")
 {
-  const double s = 96e6;
-  for (const Hierarchy h : {Hierarchy{2, 4}, Hierarchy{4, 8}, Hierarchy{3, 2}}) {
-    const double g = h.per_node;
-    const double n = h.nodes;
-    const double intra_half = (g - 1) * h.alpha_i + (g - 1) / g * s / h.bandwidth_i;
-    const double expected_all_reduce =
-        2 * intra_half + 2 * (n - 1) * h.alpha_e + 2 * (n - 1) / n * s / (g * h.bandwidth_e);
-    const double expected_one_way = intra_half + (n - 1) * h.alpha_e + (n - 1) / n * s / (g * h.bandwidth_e);
-    const auto topology = rail_topology(h);
-    const auto ranks = testing::first_ranks(h.nodes * h.per_node);
-    for (auto algorithm : {model::CollectiveAlgorithm::Hierarchical, model::CollectiveAlgorithm::HierarchicalFlow}) {
-      INFO(h.nodes << " nodes x " << h.per_node << " GPUs, " << model::to_string(algorithm));
-      CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllReduce}}) ==
-            Approx(expected_all_reduce).epsilon(1e-6));
-      CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, engine::CollectiveOp::ReduceScatter}}) ==
-            Approx(expected_one_way).epsilon(1e-6));
-      CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, engine::CollectiveOp::AllGather}}) ==
-            Approx(expected_one_way).epsilon(1e-6));
+  for (const double s : {96e6, 1e9, 786432.0}) { // many chunks, many more, one (no overlap to gain)
+    for (const Hierarchy h : {Hierarchy{2, 4}, Hierarchy{4, 8}, Hierarchy{3, 2}}) {
+      const auto topology = rail_topology(h);
+      const auto ranks = testing::first_ranks(h.nodes * h.per_node);
+      for (auto algorithm : {model::CollectiveAlgorithm::Hierarchical, model::CollectiveAlgorithm::HierarchicalFlow}) {
+        const bool flow = algorithm == model::CollectiveAlgorithm::HierarchicalFlow;
+        INFO(s << " B, " << h.nodes << " nodes x " << h.per_node << " GPUs, " << model::to_string(algorithm));
+        for (auto op : {engine::CollectiveOp::AllReduce, engine::CollectiveOp::ReduceScatter, engine::CollectiveOp::AllGather}) {
+          INFO(engine::to_string(op));
+          CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, op}}) ==
+                Approx(hierarchical_closed_form(h, op, s, flow)).epsilon(1e-6));
+        }
+      }
     }
   }
 }
 
-TEST_CASE("engine hierarchical all-reduce beats the flat ring across nodes", "[engine][collectives]")
+TEST_CASE("engine pipelined hierarchical all-reduce approaches its slower lane as chunks grow", "[engine][collectives]")
 {
-  // The flat ring pays 2(p-1) inter-node latencies and pushes all of 2(p-1)/p S through each NIC;
-  // the hierarchical form moves only S/g per GPU across the network.
+  // 1 GB on 4 nodes x 8 GPUs with 400 GB/s NVLink: the NIC lane (25 GB/s x 8 rails) is the slower;
+  // the NVLink lane and the fill add less than 1 % to it, where one phase after the other would add
+  // the whole NVLink time.
+  Hierarchy h{4, 8};
+  h.bandwidth_i = 400e9;
+  const double s = 1e9;
+  const double n = h.nodes, g = h.per_node;
+  const double cross_s = 2 * (n - 1) / n * s / (g * h.bandwidth_e);
+  const double intra_s = 2 * (g - 1) / g * s / h.bandwidth_i;
+  const auto topology = engine::build_topology(testing::synthetic_platform(h.nodes, h.per_node, h.bandwidth_i, kHopLatency_s,
+                                                                           25e9, model::FabricTopology::RailOptimized),
+                                               32);
+  const double t = testing::time_uncontended(topology, {{testing::first_ranks(32), s, model::CollectiveAlgorithm::HierarchicalFlow}});
+  CHECK(t == Approx(hierarchical_closed_form(h, engine::CollectiveOp::AllReduce, s, true)).epsilon(1e-6));
+  CHECK(t > cross_s);
+  CHECK(t < 1.01 * cross_s);
+  CHECK(t < 0.8 * (cross_s + intra_s));
+}
+
+TEST_CASE("engine flat ring across nodes runs one channel per rail: bounded by the NICs together", "[engine][collectives]")
+{
+  // 8 nodes x 8 GPUs, one 25 GB/s NIC per GPU: each of the 8 channels carries S/8 and crosses the
+  // network through its own rail, so the bandwidth term is 2(p-1)/p (S/8) / B_e, not 2(p-1)/p S / B_e
+  // through one NIC; the NVLink hops carry 7/8 of every GPU's bytes on its 100 GB/s port.
   const Hierarchy h{8, 8};
   const auto topology = rail_topology(h);
   const auto ranks = testing::first_ranks(64);
-  const double ring = testing::time_uncontended(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Ring}});
-  const double hierarchical =
-      testing::time_uncontended(topology, {{ranks, 256e6, model::CollectiveAlgorithm::Hierarchical}});
-  CHECK(hierarchical < 0.5 * ring);
+  const double s = 256e6;
+  const double p = 64;
+  const double steps = 2 * (p - 1);
+  const double chunk = s / p / 8;
+  // Per step every channel moves a chunk; a GPU's NVLink port carries the 7 intra-node channels
+  // (7 chunks at 100 GB/s) and its NIC one (at 25 GB/s): the NIC hop is the slower.
+  const double step_s = std::max(7 * chunk / h.bandwidth_i + h.alpha_i, chunk / h.bandwidth_e + h.alpha_e);
+  const double ring = testing::time_uncontended(topology, {{ranks, s, model::CollectiveAlgorithm::Ring}});
+  CHECK(ring == Approx(steps * step_s).epsilon(1e-6));
+  const double one_nic = 2 * (p - 1) / p * s / h.bandwidth_e;
+  CHECK(ring < 0.25 * one_nic); // the rest is the 2(p-1) route latencies
 }
 
 TEST_CASE("engine::choose_algorithm picks as NCCL roughly would", "[engine][collectives]")
@@ -195,11 +251,11 @@ TEST_CASE("engine::choose_algorithm picks as NCCL roughly would", "[engine][coll
         CollectiveAlgorithm::Ring);
 }
 
-TEST_CASE("engine auto all-reduce in an NVLS switch matches S/B + 2a, against the ring's 2(p-1)/p S/B",
+TEST_CASE("engine auto all-reduce in an NVLS switch moves (1 + 1/p) S at NVLS's fraction, against the ring's 2(p-1)/p S",
           "[engine][collectives]")
 {
-  // Each GPU pushes S into the switch and receives the reduced S: every link carries S per direction;
-  // the route up and down is paid twice (into the switch and back), a = 2 hops.
+  // Each GPU reduces its share in the switch and multicasts it (InSwitchAllReduce.hpp): every link
+  // carries (1 + 1/p) S per direction; the route up and down is paid twice, a = 2 hops.
   const double bytes = 64e6;
   for (int p : {4, 8}) {
     auto platform = testing::synthetic_platform(1, p, kLinkBps, kHopLatency_s);
@@ -209,10 +265,20 @@ TEST_CASE("engine auto all-reduce in an NVLS switch matches S/B + 2a, against th
     const double alpha = 2 * kHopLatency_s;
     INFO(p << " GPUs");
     CHECK(testing::time_uncontended(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Auto}}) ==
-          Approx(bytes / kLinkBps + 2 * alpha).epsilon(1e-6));
+          Approx((1.0 + 1.0 / p) * bytes / kLinkBps + 2 * alpha).epsilon(1e-6));
     // Asked for by name, the ring stays a ring on the same switch.
     CHECK(testing::time_uncontended(topology, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Ring}}) ==
           Approx(ring_closed_form(p, bytes)).epsilon(1e-6));
+    // With the links at their fractions, NVLS moves its bytes at the NVLS fraction and the ring at the
+    // link's: 8 H100-like GPUs reach NCCL's measured algbw ratio, 0.6875 / (1 + 1/8) against
+    // 0.822 / (2 x 7/8) of the line rate.
+    model::LinkFractions links;
+    links.fraction = {{"nvswitch", 0.822}, {"nvls", 0.6875}};
+    auto at_fractions = engine::build_topology(platform, p);
+    engine::apply_link_fractions(at_fractions, links);
+    const double nvls =
+        testing::time_uncontended(at_fractions, {{testing::first_ranks(p), bytes, model::CollectiveAlgorithm::Auto}}, links);
+    CHECK(nvls == Approx((1.0 + 1.0 / p) * bytes / (0.6875 * kLinkBps) + 2 * alpha).epsilon(1e-6));
   }
 }
 
@@ -223,28 +289,36 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
   for (const Hierarchy h : {Hierarchy{4, 8}, Hierarchy{16, 8}, Hierarchy{33, 2}, Hierarchy{5, 4}}) {
     const double g = h.per_node;
     const double n = h.nodes;
-    const double intra_half = (g - 1) * h.alpha_i + (g - 1) / g * s / h.bandwidth_i;
+    const bool flow = h.nodes * h.per_node > engine::kAutoFlowLevelAbove; // what auto runs
     const auto ranks = testing::first_ranks(h.nodes * h.per_node);
-    // Flow level (what auto runs above 64 ranks), so the tree's latency applies.
     auto platform = testing::synthetic_platform(h.nodes, h.per_node, kLinkBps, kHopLatency_s, 25e9,
                                                 model::FabricTopology::RailOptimized);
     const auto plain = engine::build_topology(platform, h.nodes * h.per_node);
+    const double intra_s = 2 * (g - 1) / g * s / h.bandwidth_i;
+    const double intra_lane_s = (flow ? 2 : 2 * (g - 1)) * h.alpha_i + intra_s;
+    const double intra_unpaid_s = flow ? 2 * (g - 2) * h.alpha_i : 0.0;
+    const double ring_s = 2 * (n - 1) / n * s / (g * h.bandwidth_e);
+    // Flow level: the tree's 2 ceil(log2 n) latencies instead of the ring's 2(n-1).
     const int log2_n = static_cast<int>(std::ceil(std::log2(n)));
-    const double tree = 2 * intra_half + 2 * log2_n * h.alpha_e + 2 * (n - 1) / n * s / (g * h.bandwidth_e);
-    const double ring = 2 * intra_half + 2 * (n - 1) * h.alpha_e + 2 * (n - 1) / n * s / (g * h.bandwidth_e);
+    const double tree = pipelined_s(intra_lane_s, h.alpha_e + ring_s,
+                                    intra_unpaid_s + (2 * log2_n - 1) * h.alpha_e, std::min(intra_s, ring_s), s,
+                                    h.per_node);
+    const double ring = hierarchical_closed_form(h, engine::CollectiveOp::AllReduce, s, flow);
     platform.fabric.in_network_reduction = true;
     const auto sharp_topology = engine::build_topology(platform, h.nodes * h.per_node);
-    const double sharp = 2 * intra_half + 2 * h.alpha_e + s / (g * h.bandwidth_e);
+    const double sharp_s = s / (g * h.bandwidth_e);
+    const double sharp = pipelined_s(intra_lane_s, h.alpha_e + sharp_s, intra_unpaid_s + h.alpha_e,
+                                     std::min(intra_s, sharp_s), s, h.per_node);
     INFO(h.nodes << " nodes x " << h.per_node << " GPUs");
     const engine::CollectiveOp all_reduce = engine::CollectiveOp::AllReduce;
     CHECK(testing::time_uncontended(plain, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
-          Approx(ranks.size() > 64 ? tree : ring).epsilon(1e-6));
+          Approx(flow ? tree : ring).epsilon(1e-6));
     CHECK(testing::time_uncontended(sharp_topology, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
           Approx(sharp).epsilon(1e-6));
     // The named algorithms keep their rings on either fabric.
     CHECK(testing::time_uncontended(sharp_topology,
                                     {{ranks, s, model::CollectiveAlgorithm::HierarchicalFlow, all_reduce}}) ==
-          Approx(ring).epsilon(1e-6));
+          Approx(hierarchical_closed_form(h, all_reduce, s, true)).epsilon(1e-6));
   }
 }
 

@@ -21,7 +21,7 @@ model::ResolvedScenario resnet_on_a_dgx_h100()
   s.gpus = 8;
   s.global_batch_size = 512;
   s.micro_batch_size = 32;
-  s.efficiency = {0.4, 1.0, 0.7};
+  s.efficiency = {.compute = 0.4, .memory = 0.7};
   return r;
 }
 
@@ -29,7 +29,7 @@ model::ResolvedScenario resnet_on_a_dgx_h100()
 
 TEST_CASE("engine::kernel_time_s is the roofline maximum for memory-bound kinds only", "[engine]")
 {
-  const model::Efficiency e{0.5, 1.0, 0.8};
+  const model::Efficiency e{.compute = 0.5, .memory = 0.8};
   const engine::KernelCost norm{1e9, 4e9, true};      // 1e9 / 0.5e15 = 2 us; 4e9 / 2.4e12 = 1.67 ms
   const engine::KernelCost gemm{1e12, 4e9, false};
   const model::Roofline roofline = model::PeakRates{1e15, 3e12}.at(e);

@@ -35,7 +35,7 @@ TEST_CASE("engine::write_simgrid_xml exports a platform SimGrid loads with ident
     std::vector<simgrid::s4u::Host*> hosts;
     for (int rank = 0; rank < 8; ++rank)
       hosts.push_back(simgrid::s4u::Host::by_name(topology.graph[topology.gpu_vertices[static_cast<std::size_t>(rank)]].name));
-    const auto layout = engine::make_communicator_layout(testing::first_ranks(8), std::vector<int>(8, 0));
+    const auto layout = engine::make_communicator_layout(testing::first_ranks(8), topology, testing::line_rate_links());
     std::vector<simgrid::s4u::Host*> by_rank = hosts;
     const auto comm = engine::make_communicator("xml", layout, by_rank);
     double end_s = 0;

@@ -35,7 +35,7 @@ with tempfile.TemporaryDirectory() as tmp:
         value = frame[column + unit]
         assert ((frame[low + unit] == value) & (frame[high + unit] == value)).all(), (low, high)
     # Every efficiency the run used is recorded (default.yaml has none: the embedded calibration's).
-    for column in ("compute_efficiency", "network_efficiency", "memory_efficiency"):
+    for column in ("compute_efficiency", "scale_up_link_fraction", "memory_efficiency"):
         assert ((frame[column] > 0) & (frame[column] <= 3)).all(), column
     overhead = frame["step_overhead_s"]
     assert ((overhead >= 0) & (overhead < frame["iter_time_s"])).all(), overhead
@@ -51,7 +51,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert (frame["batch_per_rank"] == "").all()
     with h5py.File(path, "r") as f:
         runs = f["runs"]
-        assert int(runs.attrs["schema_version"]) == 3
+        assert int(runs.attrs["schema_version"]) == 4
         assert runs["gpuscale_version"][0].decode() == frame["gpuscale_version"].iloc[0]
         assert runs.attrs["gpuscale_version"]
         text = f["scenarios/run_1"][()]

@@ -1,6 +1,7 @@
 #include "sim/engine/collectives/AnalyticalCollective.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -21,26 +22,19 @@ public:
   {
     return routes_.transfer_s(gpu(from), gpu(to), bytes);
   }
-  double latency_s(int from, int to) const { return routes_.cost(gpu(from), gpu(to)).latency_s; }
-
-  /// `transfers` times, each ring member sends `bytes[k]` (whole bytes, as SimGrid's messages) to
-  /// its successor and receives from its predecessor (run_ring_plan's exchange_with_neighbours).
-  void ring_exchange(const std::vector<int>& ring, int transfers, const std::vector<double>& bytes)
+  const RouteCost& route(int from, int to) const { return routes_.cost(gpu(from), gpu(to)); }
+  double shared_transfer_s(int from, int to, double bytes, const std::vector<int>& load) const
   {
-    const std::size_t q = ring.size();
-    std::vector<double> send_end(q);
-    for (int t = 0; t < transfers; ++t) {
-      for (std::size_t k = 0; k < q; ++k) {
-        const int from = ring[k];
-        const int to = ring[(k + 1) % q];
-        send_end[k] = std::max(clock(from), clock(to)) + transfer_s(from, to, bytes[k]);
-      }
-      for (std::size_t k = 0; k < q; ++k) {
-        clock(ring[k]) = std::max(send_end[k], send_end[(k + q - 1) % q]);
-        count(ring[k], bytes[k]);
-      }
-    }
+    return routes_.shared_transfer_s(gpu(from), gpu(to), bytes, load);
   }
+  /// Transfers of the current exchange on each directed link (RouteCosts::shared_transfer_s).
+  std::vector<int>& load()
+  {
+    if (load_.empty())
+      load_.assign(routes_.link_rates_Bps().size(), 0);
+    return load_;
+  }
+  double latency_s(int from, int to) const { return routes_.cost(gpu(from), gpu(to)).latency_s; }
 
   /// Every member exchanges `bytes[j]` with member j ^ distance (halving_doubling_all_reduce).
   void pairwise_exchange(int distance, const std::vector<double>& bytes)
@@ -59,19 +53,20 @@ public:
   }
 
   double& clock(int member) { return clock_s_[static_cast<std::size_t>(member)]; }
-
-private:
-  int gpu(int member) const { return layout_.gpu_ranks[static_cast<std::size_t>(member)]; }
   void count(int member, double bytes)
   {
     counters_[static_cast<std::size_t>(member)].bytes_sent += bytes;
     counters_[static_cast<std::size_t>(member)].bytes_received += bytes;
   }
 
+private:
+  int gpu(int member) const { return layout_.gpu_ranks[static_cast<std::size_t>(member)]; }
+
   const CommunicatorLayout& layout_;
   const RouteCosts& routes_;
   std::vector<double>& clock_s_;
   std::vector<CollectiveCounters>& counters_;
+  std::vector<int> load_;
 };
 
 double whole_bytes(double bytes)
@@ -79,29 +74,36 @@ double whole_bytes(double bytes)
   return static_cast<double>(static_cast<std::uint64_t>(std::llround(bytes)));
 }
 
-void halving_doubling(Members& members, int p, const std::vector<double>& bytes)
+void halving_doubling(Members& members, int p, const std::vector<double>& bytes, const RingExecution& execution)
 {
   std::vector<double> chunk = bytes;
+  for (double& c : chunk)
+    c *= execution.wire_factor;
   std::vector<double> message(chunk.size());
   auto exchange = [&](int distance) {
     for (std::size_t j = 0; j < chunk.size(); ++j)
       message[j] = whole_bytes(chunk[j]);
     members.pairwise_exchange(distance, message);
   };
+  int steps = 0;
   for (int distance = p / 2; distance >= 1; distance /= 2) { // recursive halving
     for (double& c : chunk)
       c /= 2;
     exchange(distance);
+    ++steps;
   }
   for (int distance = 1; distance < p; distance *= 2) { // recursive doubling
     exchange(distance);
+    ++steps;
     for (double& c : chunk)
       c *= 2;
   }
+  for (int j = 0; j < p; ++j) // slept once, at the end (halving_doubling_all_reduce)
+    members.clock(j) += execution.fixed_s + steps * execution.step_s;
 }
 
-const std::vector<std::vector<int>>& rings_of(RingPhase::Scope scope, const CommunicatorLayout& layout,
-                                              const std::vector<std::vector<int>>& whole)
+const std::vector<RingGroup>& groups_of(RingPhase::Scope scope, const CommunicatorLayout& layout,
+                                        const std::vector<RingGroup>& whole)
 {
   switch (scope) {
     case RingPhase::Scope::Locals: return layout.locals;
@@ -111,42 +113,64 @@ const std::vector<std::vector<int>>& rings_of(RingPhase::Scope scope, const Comm
   return whole;
 }
 
-/// One phase on one ring, each member with its own phase of its plan (run_ring_plan's loop body).
-void ring_phase(Members& members, const std::vector<int>& ring, const std::vector<const RingPhase*>& phase_of,
-                Granularity granularity, std::vector<double>& unpaid_latency_s)
+/// One phase on one group, each member with its own phase of its plan (run_ring_plan's MemberPhase).
+struct GroupPhase {
+  const RingGroup* group = nullptr;
+  std::size_t phase = 0;                 ///< index into the plan
+  std::vector<PhaseTransfers> transfers; ///< by member of the group
+  int channels = 0;
+};
+
+/// Transfer `i` of every phase in `active` at once (run_ring_plan's exchange): on each channel a
+/// member's transfer to its successor starts once both have reached it; a member goes on once all its
+/// sends and receives are done.
+using Transfer = std::pair<const GroupPhase*, int>; ///< a phase on a group, and the index of its transfer
+
+void exchange_once(Members& members, const std::vector<Transfer>& active)
 {
-  const int q = static_cast<int>(ring.size());
-  const RingPhase& first = *phase_of[static_cast<std::size_t>(ring.front())];
-  if (q < 2 || first.buffer_bytes <= 0)
-    return;
-  std::vector<double> message(ring.size());
-  int transfers = 1;
-  for (std::size_t k = 0; k < ring.size(); ++k) {
-    const int member = ring[k];
-    const RingPhase& phase = *phase_of[static_cast<std::size_t>(member)];
-    const double route_latency_s = members.latency_s(member, ring[(k + 1) % ring.size()]);
-    if (phase.in_network) {
-      message[k] = whole_bytes(phase.buffer_bytes);
-      unpaid_latency_s[static_cast<std::size_t>(member)] += route_latency_s;
-      continue;
-    }
-    const int steps = phase.rounds * (q - 1);
-    const double chunk_bytes = phase.buffer_bytes / q;
-    if (granularity == Granularity::PerStep) {
-      transfers = steps;
-      message[k] = whole_bytes(chunk_bytes);
-    } else {
-      message[k] = whole_bytes(steps * chunk_bytes);
-      unpaid_latency_s[static_cast<std::size_t>(member)] +=
-          (flow_level_latencies(phase, steps, q) - 1) * route_latency_s;
+  struct Flow {
+    int from, to;
+    double bytes;
+  };
+  std::vector<Flow> flows;
+  for (const auto& [g, i] : active) {
+    const RingGroup& group = *g->group;
+    const std::size_t q = group.members.size();
+    for (int c = 0; c < g->channels; ++c) {
+      const RingChannel& next = group.channels[static_cast<std::size_t>(c)];
+      for (std::size_t k = 0; k < q; ++k)
+        if (i < g->transfers[k].transfers)
+          flows.push_back({group.members[k], group.members[static_cast<std::size_t>(next[k])],
+                           whole_bytes(g->transfers[k].bytes)});
     }
   }
-  members.ring_exchange(ring, transfers, message);
+  // The collective's own transfers of this exchange share the links they have in common (several
+  // channels through one GPU port or NIC); other traffic is what this executor leaves out.
+  std::vector<int>& load = members.load();
+  for (const Flow& f : flows)
+    for (std::uint32_t link : members.route(f.from, f.to).links)
+      ++load[link];
+  std::vector<std::pair<int, double>> done; // (member, end) of every send and receive
+  for (const Flow& f : flows) {
+    const double end = std::max(members.clock(f.from), members.clock(f.to)) +
+                       members.shared_transfer_s(f.from, f.to, f.bytes, load);
+    done.emplace_back(f.from, end);
+    done.emplace_back(f.to, end);
+    members.count(f.from, f.bytes);
+  }
+  for (const Flow& f : flows)
+    for (std::uint32_t link : members.route(f.from, f.to).links)
+      --load[link];
+  for (const auto& [member, end] : done)
+    members.clock(member) = std::max(members.clock(member), end);
 }
 
 bool same_shape(const CollectivePlan& a, const CollectivePlan& b)
 {
-  if (a.halving_doubling != b.halving_doubling || a.granularity != b.granularity || a.rings.size() != b.rings.size())
+  const RingExecution& x = a.execution;
+  const RingExecution& y = b.execution;
+  if (a.halving_doubling != b.halving_doubling || x.granularity != y.granularity || x.protocol != y.protocol ||
+      x.pipelined != y.pipelined || a.rings.size() != b.rings.size())
     return false;
   for (std::size_t f = 0; f < a.rings.size(); ++f)
     if (a.rings[f].scope != b.rings[f].scope || a.rings[f].rounds != b.rings[f].rounds ||
@@ -175,26 +199,82 @@ void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, cons
   Members members(layout, routes, clock_s, counters);
   const CollectivePlan& plan = plans.front();
   if (plan.halving_doubling) {
-    halving_doubling(members, p, bytes);
+    halving_doubling(members, p, bytes, plan.execution);
     return;
   }
-  const std::vector<std::vector<int>> whole{[&] {
-    std::vector<int> all(static_cast<std::size_t>(p));
-    for (int j = 0; j < p; ++j)
-      all[static_cast<std::size_t>(j)] = j;
-    return all;
-  }()};
-  std::vector<double> unpaid_latency_s(static_cast<std::size_t>(p), 0.0);
-  std::vector<const RingPhase*> phase_of(static_cast<std::size_t>(p));
-  for (std::size_t f = 0; f < plan.rings.size(); ++f) {
-    for (int j = 0; j < p; ++j)
-      phase_of[static_cast<std::size_t>(j)] = &plans[static_cast<std::size_t>(j)].rings[f];
-    for (const auto& ring : rings_of(plan.rings[f].scope, layout, whole))
-      ring_phase(members, ring, phase_of, plan.granularity, unpaid_latency_s);
+  const std::vector<RingGroup> whole{layout.whole};
+  std::vector<double> unpaid_s(static_cast<std::size_t>(p), 0.0);
+  for (int j = 0; j < p; ++j) {
+    const RingExecution& e = plans[static_cast<std::size_t>(j)].execution;
+    unpaid_s[static_cast<std::size_t>(j)] = e.fixed_s + (e.pipelined ? e.fill_s : 0.0);
   }
-  for (int j = 0; j < p; ++j)
-    if (unpaid_latency_s[static_cast<std::size_t>(j)] > 0) // slept once, at the end (run_ring_plan)
-      members.clock(j) += unpaid_latency_s[static_cast<std::size_t>(j)];
+  std::vector<GroupPhase> phases;
+  for (std::size_t f = 0; f < plan.rings.size(); ++f)
+    for (const RingGroup& group : groups_of(plan.rings[f].scope, layout, whole)) {
+      GroupPhase g;
+      g.group = &group;
+      g.phase = f;
+      const int q = group.size();
+      g.channels = plan.rings[f].in_network ? 1 : static_cast<int>(group.channels.size());
+      bool any = false;
+      for (std::size_t k = 0; k < group.members.size(); ++k) {
+        const int member = group.members[k];
+        const CollectivePlan& own = plans[static_cast<std::size_t>(member)];
+        const PhaseTransfers t = phase_transfers(own.rings[f], own.execution.granularity, q,
+                                                 static_cast<int>(group.channels.size()), own.execution.wire_factor);
+        double route_latency_s = 0;
+        for (int c = 0; c < g.channels && t.transfers > 0; ++c)
+          route_latency_s = std::max(
+              route_latency_s,
+              members.latency_s(member, group.members[static_cast<std::size_t>(group.channels[static_cast<std::size_t>(c)][k])]));
+        unpaid_s[static_cast<std::size_t>(member)] +=
+            (t.latencies - t.paid_latencies) * route_latency_s + t.steps * own.execution.step_s;
+        any = any || t.transfers > 0;
+        g.transfers.push_back(t);
+      }
+      if (any)
+        phases.push_back(std::move(g));
+    }
+  const auto most_transfers = [](const GroupPhase& g) {
+    int most = 0;
+    for (const auto& t : g.transfers)
+      most = std::max(most, t.transfers);
+    return most;
+  };
+  if (!plan.execution.pipelined) {
+    for (const GroupPhase& g : phases)
+      for (int i = 0, n = most_transfers(g); i < n; ++i)
+        exchange_once(members, {{&g, i}});
+  } else { // the two lanes, each at its own pace (run_ring_plan's run_lanes): every group of a
+    // phase in the same slot of its lane, each lane with its own clocks
+    std::array<std::vector<std::vector<Transfer>>, 2> lanes;
+    for (std::size_t f = 0; f < plan.rings.size(); ++f) {
+      auto& lane = lanes[plan.rings[f].scope == RingPhase::Scope::Crosses ? 1 : 0];
+      int n = 0;
+      for (const GroupPhase& g : phases)
+        if (g.phase == f)
+          n = std::max(n, most_transfers(g));
+      const std::size_t first = lane.size();
+      lane.resize(first + static_cast<std::size_t>(n));
+      for (const GroupPhase& g : phases)
+        if (g.phase == f)
+          for (int i = 0; i < most_transfers(g); ++i)
+            lane[first + static_cast<std::size_t>(i)].emplace_back(&g, i);
+    }
+    const std::vector<double> start_s = clock_s;
+    std::vector<double> end_s = clock_s;
+    for (const auto& lane : lanes) {
+      clock_s = start_s;
+      for (const auto& slot : lane)
+        exchange_once(members, slot);
+      for (std::size_t j = 0; j < end_s.size(); ++j)
+        end_s[j] = std::max(end_s[j], clock_s[j]);
+    }
+    clock_s = end_s;
+  }
+  for (int j = 0; j < p; ++j) // slept once, at the end (run_ring_plan)
+    if (unpaid_s[static_cast<std::size_t>(j)] > 0)
+      members.clock(j) += unpaid_s[static_cast<std::size_t>(j)];
 }
 
 } // namespace gpuscale::engine

@@ -38,13 +38,24 @@ SwitchReduction choose_switch_reduction(model::CollectiveAlgorithm requested, mo
 /// "hierarchical_flow+tree", or the plain name.
 std::string describe_algorithm(model::CollectiveAlgorithm chosen, SwitchReduction shortcut);
 
-/// How one rank runs a collective: Rabenseifner's pairwise exchanges, or a ring plan at a granularity.
-/// Both executors run the same plan (run_collective on SimGrid, time_collective analytically).
+/// How one rank runs a collective: Rabenseifner's pairwise exchanges, or a ring plan, and how (its
+/// granularity, protocol, fixed cost, pipelining). Both executors run the same plan (run_collective
+/// on SimGrid, time_collective analytically).
 struct CollectivePlan {
   bool halving_doubling = false; ///< recursive halving then doubling (p a power of two); `rings` unused
   RingPlan rings;
-  Granularity granularity = Granularity::PerStep;
+  RingExecution execution;
 };
+
+/// NCCL's Simple protocol moves data through each channel in chunks of its buffer (NCCL_BUFFSIZE,
+/// 4 MiB) split into NCCL_STEPS = 8 slots: a pipelined algorithm's stages hand on 512 KiB per
+/// channel at a time, which sets how long the pipeline takes to fill.
+inline constexpr double kPipelineChunkBytes = 4.0 * 1024 * 1024 / 8;
+
+/// The protocol NCCL's tuner would pick for `rings` on `shape` (the faster by the uncontended
+/// estimate: LL when the Simple protocol's per-step synchronisation costs more than LL's doubled
+/// bytes), and the pipeline fill of a pipelined plan. Fills `execution` but its granularity.
+void choose_execution(const RingPlan& rings, const CommunicatorShape& shape, bool pipelined, RingExecution& execution);
 
 /// The plan for `op` of `bytes` with `requested` (auto resolved by choose_algorithm and
 /// choose_switch_reduction) on a communicator of `shape`. Empty when there is nothing to do
@@ -56,5 +67,8 @@ CollectivePlan plan_collective(CollectiveOp op, model::CollectiveAlgorithm reque
 /// the all-gather output.
 void run_collective(CollectiveOp op, model::CollectiveAlgorithm algorithm, const Communicator& comm, int rank,
                     double bytes, CollectiveCounters& counters);
+
+/// Steps of Rabenseifner's all-reduce on p ranks: log2 p each way.
+int halving_doubling_steps(int p);
 
 } // namespace gpuscale::engine

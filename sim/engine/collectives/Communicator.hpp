@@ -1,6 +1,6 @@
 #pragma once
-/// A communicator on the SimGrid platform: its hosts, where each rank receives, and, for hierarchical
-/// algorithms, its intra-node and cross-node sub-communicators.
+/// A communicator on the SimGrid platform: its hosts, its channels' mailboxes and routes, and, for
+/// hierarchical algorithms, its intra-node and cross-node groups (CommunicatorLayout).
 
 #include "sim/engine/collectives/CommunicatorLayout.hpp"
 
@@ -18,26 +18,35 @@ struct CollectiveCounters {
   double bytes_received = 0;
 };
 
+/// A RingGroup on the platform: per channel, where each member receives and the latency of its route
+/// to its successor.
+struct SimRingGroup {
+  RingGroup layout;
+  std::vector<std::vector<simgrid::s4u::Mailbox*>> inboxes; ///< [channel][member]
+  std::vector<std::vector<double>> next_route_latency_s;    ///< [channel][member]
+
+  int size() const { return layout.size(); }
+  int channels() const { return static_cast<int>(layout.channels.size()); }
+};
+
 struct Communicator {
   struct Position {
     int group = 0; ///< index into locals / crosses
-    int rank = 0;  ///< rank inside that sub-communicator
+    int rank = 0;  ///< member index inside that group
   };
 
   std::string name;
-  std::vector<simgrid::s4u::Host*> hosts;      ///< by communicator rank
-  std::vector<simgrid::s4u::Mailbox*> inboxes; ///< ring traffic to each rank
-  std::vector<double> next_route_latency_s;    ///< latency of the route rank -> rank+1 (mod size)
-  std::vector<Communicator> locals;            ///< intra-node sub-communicators (hierarchical only)
-  std::vector<Communicator> crosses;           ///< cross-node sub-communicators (hierarchical only)
-  std::vector<Position> local_of;              ///< by communicator rank
+  std::vector<simgrid::s4u::Host*> hosts; ///< by communicator rank
+  SimRingGroup whole;
+  std::vector<SimRingGroup> locals;  ///< intra-node groups (hierarchical only)
+  std::vector<SimRingGroup> crosses; ///< cross-node groups, one per rail (hierarchical only)
+  std::vector<Position> local_of;    ///< by communicator rank
   std::vector<Position> cross_of;
-  bool in_switch_reduction = false;  ///< see CommunicatorLayout
-  bool in_network_reduction = false;
+  CommunicatorShape layout_shape;
 
   int size() const { return static_cast<int>(hosts.size()); }
   bool hierarchical() const { return !locals.empty(); }
-  CommunicatorShape shape() const;
+  const CommunicatorShape& shape() const { return layout_shape; }
   /// Mailbox where `rank` receives step `step` of a pairwise-exchange algorithm.
   simgrid::s4u::Mailbox* step_inbox(int rank, int step) const;
 };

@@ -3,6 +3,7 @@
 #include "sim/engine/collectives/CommunicatorLayout.hpp"
 #include "sim/engine/collectives/RingAllReduce.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 
 #include <cmath>
@@ -24,17 +25,18 @@ void exchange(const Communicator& comm, int rank, int partner, int step, double 
 
 } // namespace
 
-void halving_doubling_all_reduce(const Communicator& comm, int rank, double bytes, CollectiveCounters& counters)
+void halving_doubling_all_reduce(const Communicator& comm, int rank, double bytes, const RingExecution& execution,
+                                 CollectiveCounters& counters)
 {
   const int p = comm.size();
   if (p < 2 || bytes <= 0)
     return;
   if (!is_power_of_two(p)) {
-    run_ring_plan(ring_all_reduce_plan(bytes), Granularity::PerStep, comm, rank, counters);
+    run_ring_plan(ring_all_reduce_plan(bytes), execution, comm, rank, counters);
     return;
   }
   int step = 0;
-  double chunk = bytes;
+  double chunk = bytes * execution.wire_factor;
   for (int distance = p / 2; distance >= 1; distance /= 2) { // recursive halving
     chunk /= 2;
     exchange(comm, rank, rank ^ distance, step++, chunk, counters);
@@ -43,6 +45,9 @@ void halving_doubling_all_reduce(const Communicator& comm, int rank, double byte
     exchange(comm, rank, rank ^ distance, step++, chunk, counters);
     chunk *= 2;
   }
+  const double unpaid_s = execution.fixed_s + step * execution.step_s;
+  if (unpaid_s > 0)
+    simgrid::s4u::this_actor::sleep_for(unpaid_s);
 }
 
 } // namespace gpuscale::engine

@@ -6,10 +6,12 @@
 /// Far fewer latency terms than the ring at large p, which is what NCCL's trees buy for small
 /// messages. Needs p a power of two; otherwise runs the ring.
 
-#include "sim/engine/collectives/Communicator.hpp"
+#include "sim/engine/collectives/RingPlan.hpp"
 
 namespace gpuscale::engine {
 
-void halving_doubling_all_reduce(const Communicator& comm, int rank, double bytes, CollectiveCounters& counters);
+/// `execution`: its protocol's wire factor and per-step cost, and the fixed cost (RingExecution).
+void halving_doubling_all_reduce(const Communicator& comm, int rank, double bytes, const RingExecution& execution,
+                                 CollectiveCounters& counters);
 
 } // namespace gpuscale::engine

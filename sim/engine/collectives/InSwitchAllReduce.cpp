@@ -2,10 +2,11 @@
 
 namespace gpuscale::engine {
 
-RingPlan in_switch_all_reduce_plan(double bytes)
+RingPlan in_switch_all_reduce_plan(double bytes, int gpus, double nvls_wire_factor)
 {
   RingPhase phase{RingPhase::Scope::Whole, 1, bytes};
   phase.in_network = true;
+  phase.wire_bytes_factor = (1.0 + 1.0 / gpus) * nvls_wire_factor;
   return {phase};
 }
 

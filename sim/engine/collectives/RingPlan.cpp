@@ -4,26 +4,11 @@
 #include <simgrid/s4u/Comm.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace gpuscale::engine {
 namespace {
-
-/// `transfers` times: send `bytes` to the successor, receive as much from the predecessor.
-void exchange_with_neighbours(const Communicator& ring, int rank, int transfers, uint64_t bytes,
-                              CollectiveCounters& counters)
-{
-  const int q = ring.size();
-  simgrid::s4u::Mailbox* next = ring.inboxes[static_cast<std::size_t>((rank + 1) % q)];
-  simgrid::s4u::Mailbox* mine = ring.inboxes[static_cast<std::size_t>(rank)];
-  for (int i = 0; i < transfers; ++i) {
-    auto send = next->put_async(&counters, bytes);
-    mine->get<CollectiveCounters>();
-    send->wait();
-    counters.bytes_sent += static_cast<double>(bytes);
-    counters.bytes_received += static_cast<double>(bytes);
-  }
-}
 
 int ceil_log2(int value)
 {
@@ -33,6 +18,98 @@ int ceil_log2(int value)
   return log;
 }
 
+/// One member's part of one phase on the platform.
+struct MemberPhase {
+  const SimRingGroup* group = nullptr;
+  int member = 0;
+  int channels = 0; ///< channels it sends on (in-network phases: one)
+  bool cross = false; ///< a cross-node phase (its pipeline lane: RingExecution)
+  PhaseTransfers transfers;
+  uint64_t bytes = 0;
+};
+
+/// One transfer of every phase in `phases` at once: on each channel, send to the successor and
+/// receive as much from the predecessor.
+void exchange_once(const std::vector<const MemberPhase*>& phases, CollectiveCounters& counters)
+{
+  if (phases.size() == 1 && phases.front()->channels == 1) { // the common case, without vectors
+    const MemberPhase& p = *phases.front();
+    const int next = p.group->layout.channels[0][static_cast<std::size_t>(p.member)];
+    auto send = p.group->inboxes[0][static_cast<std::size_t>(next)]->put_async(&counters, p.bytes);
+    p.group->inboxes[0][static_cast<std::size_t>(p.member)]->get<CollectiveCounters>();
+    send->wait();
+    counters.bytes_sent += static_cast<double>(p.bytes);
+    counters.bytes_received += static_cast<double>(p.bytes);
+    return;
+  }
+  std::vector<simgrid::s4u::CommPtr> sends, receives;
+  std::vector<CollectiveCounters*> received;
+  for (const MemberPhase* p : phases)
+    for (int c = 0; c < p->channels; ++c) {
+      const auto channel = static_cast<std::size_t>(c);
+      const int next = p->group->layout.channels[channel][static_cast<std::size_t>(p->member)];
+      sends.push_back(p->group->inboxes[channel][static_cast<std::size_t>(next)]->put_async(&counters, p->bytes));
+    }
+  received.resize(sends.size());
+  std::size_t k = 0;
+  for (const MemberPhase* p : phases)
+    for (int c = 0; c < p->channels; ++c)
+      receives.push_back(p->group->inboxes[static_cast<std::size_t>(c)][static_cast<std::size_t>(p->member)]
+                             ->get_async<CollectiveCounters>(&received[k++]));
+  simgrid::s4u::Comm::wait_all(receives);
+  simgrid::s4u::Comm::wait_all(sends);
+  for (const MemberPhase* p : phases) {
+    counters.bytes_sent += p->channels * static_cast<double>(p->bytes);
+    counters.bytes_received += p->channels * static_cast<double>(p->bytes);
+  }
+}
+
+/// The intra-node and the cross-node lane of a pipelined plan, each its transfers in order, the two
+/// independent of each other: a lane posts its next transfer as soon as its current one is done.
+void run_lanes(const std::vector<MemberPhase>& phases, CollectiveCounters& counters)
+{
+  struct Lane {
+    std::vector<const MemberPhase*> transfers;
+    std::size_t next = 0;
+    std::vector<simgrid::s4u::CommPtr> pending;
+  };
+  std::array<Lane, 2> lanes;
+  for (const MemberPhase& p : phases)
+    lanes[p.cross ? 1 : 0].transfers.insert(lanes[p.cross ? 1 : 0].transfers.end(),
+                                            static_cast<std::size_t>(p.transfers.transfers), &p);
+  CollectiveCounters* received = nullptr; // what the gets deliver is not looked at
+  const auto start = [&](Lane& lane) {
+    const MemberPhase& p = *lane.transfers[lane.next++];
+    for (int c = 0; c < p.channels; ++c) {
+      const auto channel = static_cast<std::size_t>(c);
+      const int next = p.group->layout.channels[channel][static_cast<std::size_t>(p.member)];
+      lane.pending.push_back(p.group->inboxes[channel][static_cast<std::size_t>(next)]->put_async(&counters, p.bytes));
+      lane.pending.push_back(p.group->inboxes[channel][static_cast<std::size_t>(p.member)]->get_async<CollectiveCounters>(&received));
+    }
+    counters.bytes_sent += p.channels * static_cast<double>(p.bytes);
+    counters.bytes_received += p.channels * static_cast<double>(p.bytes);
+  };
+  for (Lane& lane : lanes)
+    if (!lane.transfers.empty())
+      start(lane);
+  std::vector<simgrid::s4u::CommPtr> all;
+  std::vector<std::pair<std::size_t, std::size_t>> where; // (lane, index in pending) of each of `all`
+  while (!lanes[0].pending.empty() || !lanes[1].pending.empty()) {
+    all.clear();
+    where.clear();
+    for (std::size_t l = 0; l < lanes.size(); ++l)
+      for (std::size_t k = 0; k < lanes[l].pending.size(); ++k) {
+        all.push_back(lanes[l].pending[k]);
+        where.emplace_back(l, k);
+      }
+    const auto done = static_cast<std::size_t>(simgrid::s4u::Comm::wait_any(all));
+    Lane& lane = lanes[where[done].first];
+    lane.pending.erase(lane.pending.begin() + static_cast<std::ptrdiff_t>(where[done].second));
+    if (lane.pending.empty() && lane.next < lane.transfers.size())
+      start(lane);
+  }
+}
+
 } // namespace
 
 int flow_level_latencies(const RingPhase& phase, int steps, int q)
@@ -40,41 +117,74 @@ int flow_level_latencies(const RingPhase& phase, int steps, int q)
   return phase.tree_latency ? std::min(steps, 2 * ceil_log2(q)) : steps;
 }
 
-void run_ring_plan(const RingPlan& plan, Granularity granularity, const Communicator& comm, int rank,
+PhaseTransfers phase_transfers(const RingPhase& phase, Granularity granularity, int q, int channels,
+                               double wire_factor)
+{
+  PhaseTransfers t;
+  if (q < 2 || phase.buffer_bytes <= 0)
+    return t;
+  if (phase.in_network) { // the switch's own protocol: one transfer, latency up and down
+    t.transfers = 1;
+    t.bytes = phase.buffer_bytes * phase.wire_bytes_factor;
+    t.paid_latencies = 1;
+    t.latencies = 2;
+    return t;
+  }
+  t.steps = phase.rounds * (q - 1);
+  const double chunk_bytes = phase.buffer_bytes / q / channels * wire_factor;
+  if (granularity == Granularity::PerStep) {
+    t.transfers = t.steps;
+    t.bytes = chunk_bytes;
+    t.paid_latencies = t.latencies = t.steps;
+  } else {
+    t.transfers = 1;
+    t.bytes = t.steps * chunk_bytes;
+    t.paid_latencies = 1;
+    t.latencies = flow_level_latencies(phase, t.steps, q);
+  }
+  return t;
+}
+
+void run_ring_plan(const RingPlan& plan, const RingExecution& execution, const Communicator& comm, int rank,
                    CollectiveCounters& counters)
 {
-  double unpaid_latency_s = 0;
+  double unpaid_s = execution.fixed_s + (execution.pipelined ? execution.fill_s : 0.0);
+  std::vector<MemberPhase> phases;
+  phases.reserve(plan.size());
   for (const RingPhase& phase : plan) {
-    const Communicator* ring = &comm;
-    int ring_rank = rank;
+    MemberPhase p;
+    p.group = &comm.whole;
+    p.member = rank;
     if (phase.scope != RingPhase::Scope::Whole) {
       const bool local = phase.scope == RingPhase::Scope::Locals;
       const auto where = (local ? comm.local_of : comm.cross_of)[static_cast<std::size_t>(rank)];
-      ring = &(local ? comm.locals : comm.crosses)[static_cast<std::size_t>(where.group)];
-      ring_rank = where.rank;
+      p.group = &(local ? comm.locals : comm.crosses)[static_cast<std::size_t>(where.group)];
+      p.member = where.rank;
     }
-    const int q = ring->size();
-    if (q < 2 || phase.buffer_bytes <= 0)
+    p.channels = phase.in_network ? 1 : p.group->channels();
+    p.cross = phase.scope == RingPhase::Scope::Crosses;
+    p.transfers = phase_transfers(phase, execution.granularity, p.group->size(), p.group->channels(),
+                                  execution.wire_factor);
+    if (p.transfers.transfers == 0)
       continue;
-    const double route_latency_s = ring->next_route_latency_s[static_cast<std::size_t>(ring_rank)];
-    if (phase.in_network) {
-      exchange_with_neighbours(*ring, ring_rank, 1, static_cast<uint64_t>(std::llround(phase.buffer_bytes)), counters);
-      unpaid_latency_s += route_latency_s;
-      continue;
-    }
-    const int steps = phase.rounds * (q - 1);
-    const double chunk_bytes = phase.buffer_bytes / q;
-    if (granularity == Granularity::PerStep) {
-      exchange_with_neighbours(*ring, ring_rank, steps, static_cast<uint64_t>(std::llround(chunk_bytes)), counters);
-    } else {
-      exchange_with_neighbours(*ring, ring_rank, 1, static_cast<uint64_t>(std::llround(steps * chunk_bytes)),
-                               counters);
-      const int latencies = flow_level_latencies(phase, steps, q);
-      unpaid_latency_s += (latencies - 1) * route_latency_s;
-    }
+    p.bytes = static_cast<uint64_t>(std::llround(p.transfers.bytes));
+    double route_latency_s = 0;
+    for (int c = 0; c < p.channels; ++c)
+      route_latency_s = std::max(route_latency_s, p.group->next_route_latency_s[static_cast<std::size_t>(c)]
+                                                                               [static_cast<std::size_t>(p.member)]);
+    unpaid_s += (p.transfers.latencies - p.transfers.paid_latencies) * route_latency_s +
+                p.transfers.steps * execution.step_s;
+    phases.push_back(p);
   }
-  if (unpaid_latency_s > 0)
-    simgrid::s4u::this_actor::sleep_for(unpaid_latency_s);
+  if (!execution.pipelined) {
+    for (const MemberPhase& p : phases)
+      for (int i = 0; i < p.transfers.transfers; ++i)
+        exchange_once({&p}, counters);
+  } else {
+    run_lanes(phases, counters);
+  }
+  if (unpaid_s > 0)
+    simgrid::s4u::this_actor::sleep_for(unpaid_s);
 }
 
 } // namespace gpuscale::engine

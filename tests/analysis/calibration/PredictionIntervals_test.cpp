@@ -129,12 +129,11 @@ TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's
   analysis::CalibrationCase c;
   c.benchmark = "bert";
   c.generation = model::kReferenceGeneration;
-  c.fabric_class = model::FabricClass::NvSwitch;
   c.system_key = "s";
   c.work.peak_flop_per_s = 1e15; // 1e12 FLOP at peak x 0.5: a 2 ms step, all FLOP-bound
   c.work.memory_bw_Bps = 1e12;
   c.work.flop_bound_flop = 1e12;
-  c.reference = {0.5, 1.0, 1.0, 0.0};
+  c.reference = {.compute = 0.5, .memory = 1.0};
   c.prepare();
   c.iteration_s = c.reference_busy_s;
   c.minutes_per_step_s = 0.0; // no training time: minutes = fixed + overhead
