@@ -45,9 +45,7 @@ KernelCost backward_kernel(const model::Layer& layer, const model::Scenario& sce
   const LayerShare share = share_of(layer, scenario, micro_batch);
   KernelCost kernel{share.backward_flop, 0.0, is_memory_bound_kind(layer.kind)};
   if (kernel.memory_bound_kind && layer.backward_flop_per_sample > 0) {
-    const double tensor = tensor_bytes_per_sample(layer, precision);
-    const bool recompute = scenario.activation_checkpointing && layer.recomputed;
-    kernel.bytes = (3.0 + (recompute ? 2.0 : 0.0)) * tensor * micro_batch / share.compute_split;
+    kernel.bytes = 3.0 * tensor_bytes_per_sample(layer, precision) * micro_batch / share.compute_split;
   }
   return kernel;
 }

@@ -16,9 +16,10 @@
 ///                            (4 FLOP per element: the middle of the generator's 1-7 for adds,
 ///                            activations and norms, workloads/generator/building_blocks.py)
 ///   backward  3 x A            read the output gradient and the saved input, write the input
-///                            gradient; only when the layer has backward FLOPs; + 2 x A when the
-///                            layer is recomputed under activation checkpointing
-/// per sample, times the micro-batch, divided like the FLOPs over TP / SP / CP ranks.
+///                            gradient; only when the layer has backward FLOPs
+/// per sample, times the micro-batch, divided like the FLOPs over TP / SP / CP ranks. A layer
+/// recomputed under activation checkpointing runs its forward kernel (2 x A) once more in backward,
+/// as its own kernel (build_step_program).
 
 #include "sim/model/Platform.hpp"
 #include "sim/model/Roofline.hpp"

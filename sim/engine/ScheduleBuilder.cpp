@@ -7,12 +7,15 @@ namespace {
 
 using model::TensorParallelMode;
 
+constexpr std::size_t kNotRecomputed = static_cast<std::size_t>(-1);
+
 class ProgramBuilder {
 public:
   ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
                  model::Precision precision, model::BatchShare batch)
       : workload_(workload), scenario_(scenario), gpu_(gpu), stage_(scenario.zero()),
-        element_bytes_(model::element_bytes(precision)), precision_(precision), batch_(batch)
+        element_bytes_(model::element_bytes(precision)), precision_(precision), batch_(batch),
+        recompute_begin_(recompute_runs(workload, scenario))
   {
   }
 
@@ -61,10 +64,34 @@ private:
     return total;
   }
 
-  /// A TP activation all-reduce, or its reduce-scatter + all-gather form under sequence parallelism.
-  void tensor_parallel_exchange(double bytes)
+  // ---- tensor parallelism as Megatron-LM runs it (megatron/core/tensor_parallel/layers.py, mappings.py) ----------
+  //
+  //   forward, and the recomputed forward    g: row layer's partial outputs summed, blocking
+  //                                           (RowParallelLinear: reduce_from_tensor_model_parallel_region,
+  //                                           or reduce_scatter_to_sequence_parallel_region + the all-gather
+  //                                           of the next column layer's input under sequence parallelism)
+  //   backward, row layer (SP only)           all-gather of the output gradient before its backward, blocking
+  //                                           (the backward of the reduce-scatter above)
+  //   backward, first column layer            f: its input gradient summed, an all-reduce (SP: a
+  //                                           reduce-scatter), overlapped with that layer's weight-gradient
+  //                                           GEMM (LinearWithGradAccumulationAndAsyncCommunication)
+  //
+  // Nothing else overlaps: TP collectives in forward wait for their inputs and are waited for at once
+  // (Megatron's --tp-comm-overlap / TransformerEngine userbuffers pipelining is opt-in and not modelled).
+
+  /// Bytes a TP collective of `layer` moves for this micro-batch (whole tensor; CP splits the sequence).
+  double tensor_parallel_bytes(const model::Layer& layer) const
   {
-    if (!tp() || bytes <= 0)
+    return tp() ? layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel : 0.0;
+  }
+
+  /// Megatron's g after a row layer: an all-reduce, or under sequence parallelism a reduce-scatter
+  /// followed by the all-gather that the next sub-block's first column layer issues before it runs
+  /// (issued here, right after: both are blocking, so only the replicated norm/residual kernels between
+  /// them change sides, not the step time).
+  void row_forward_exchange(double bytes)
+  {
+    if (bytes <= 0)
       return;
     if (scenario_.sequence_parallel) {
       program_.run_blocking(Stream::TensorParallel, CollectiveOp::ReduceScatter, bytes);
@@ -72,6 +99,48 @@ private:
     } else {
       program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllReduce, bytes);
     }
+  }
+
+  /// FLOPs of the weight-gradient GEMM Megatron runs while the input-gradient collective of a
+  /// column-parallel linear is in flight: the forward GEMM's shape (workloads/SCHEMA.md, backward
+  /// rule: a trained linear's backward = input-gradient GEMM + weight-gradient GEMM, each 1 x forward).
+  /// 0 for a linear with frozen weights (Llama 2 LoRA's base qkv_proj, gate/up projections): Megatron
+  /// runs those through LinearWithFrozenWeight, whose backward reduces synchronously, with no
+  /// weight gradient to hide behind.
+  double overlapped_weight_gradient_flop(const model::Layer& layer) const
+  {
+    if (layer.kind != model::LayerKind::Linear || layer.trainable_params <= 0 || layer.frozen_params > 0)
+      return 0.0;
+    return layer_share(layer).forward_flop;
+  }
+
+  /// Backward of the first column layer of a sub-block with its collective `bytes` (Megatron's f).
+  /// LinearWithGradAccumulationAndAsyncCommunication.backward, with CUDA_DEVICE_MAX_CONNECTIONS=1
+  /// ordering communication before the next GEMM:
+  ///   SP:     all-gather the saved sequence-sharded input (for the weight gradient) || input-gradient
+  ///           GEMM; wait; reduce-scatter the input gradient || weight-gradient GEMM; wait
+  ///   no SP:  input-gradient GEMM; all-reduce it (allreduce_dgrad, async_grad_allreduce in older
+  ///           releases) || weight-gradient GEMM; wait
+  /// so the overlap is bounded by that layer's weight-gradient GEMM (and, for the SP input
+  /// all-gather, its input-gradient GEMM). A frozen column layer runs its kernel, then blocks.
+  void column_backward(const model::Layer& layer, double bytes)
+  {
+    const KernelCost kernel = backward_kernel(layer, scenario_, precision_, batch_.micro_batch);
+    const double weight_gradient_flop = overlapped_weight_gradient_flop(layer);
+    const CollectiveOp reduction = scenario_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+    if (weight_gradient_flop <= 0) {
+      run_kernel(kernel);
+      program_.run_blocking(Stream::TensorParallel, reduction, bytes);
+      return;
+    }
+    std::size_t gathered = 0;
+    if (scenario_.sequence_parallel) // only a layer computing a weight gradient keeps its input sharded
+      gathered = program_.submit(Stream::TensorParallel, CollectiveOp::AllGather, bytes);
+    program_.compute(kernel.flop - weight_gradient_flop); // input-gradient GEMM (a linear is FLOP-bound)
+    program_.wait(Stream::TensorParallel, gathered);
+    const std::size_t reduced = program_.submit(Stream::TensorParallel, reduction, bytes);
+    program_.compute(weight_gradient_flop);
+    program_.wait(Stream::TensorParallel, reduced);
   }
 
   /// K and V of one attention layer across the CP group: a TP rank holds only its 1/tp of the heads.
@@ -86,22 +155,54 @@ private:
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
     run_kernel(forward_kernel(layer, scenario_, precision_, batch_.micro_batch));
     if (layer.tensor_parallel == TensorParallelMode::Row)
-      tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
+      row_forward_exchange(tensor_parallel_bytes(layer));
   }
 
-  void backward_layer(const model::Layer& layer, bool reduce_gradients)
+  void backward_layer(std::size_t index, bool reduce_gradients)
   {
+    const model::Layer& layer = workload_.layers[index];
+    if (recompute_begin_[index] != kNotRecomputed) // the checkpointed block's forward runs again first
+      forward_layers(recompute_begin_[index], index + 1);
     const LayerShare share = layer_share(layer);
-    const bool context_parallel = cp() && layer.cp_comm_bytes_per_sample > 0 && layer.backward_flop_per_sample > 0;
+    const bool has_backward = layer.backward_flop_per_sample > 0;
+    const bool context_parallel = cp() && layer.cp_comm_bytes_per_sample > 0 && has_backward;
+    const double tp_bytes = has_backward ? tensor_parallel_bytes(layer) : 0.0;
     if (context_parallel) // Megatron-Core's ring attention gathers K and V again for backward
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
-    run_kernel(backward_kernel(layer, scenario_, precision_, batch_.micro_batch));
+    if (layer.tensor_parallel == TensorParallelMode::Row && scenario_.sequence_parallel && tp_bytes > 0)
+      program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllGather, tp_bytes);
+    if (layer.tensor_parallel == TensorParallelMode::Column && tp_bytes > 0)
+      column_backward(layer, tp_bytes);
+    else
+      run_kernel(backward_kernel(layer, scenario_, precision_, batch_.micro_batch));
     if (context_parallel) // K/V gradients back to their owners
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter, context_parallel_bytes(layer));
-    if (layer.tensor_parallel == TensorParallelMode::Column)
-      tensor_parallel_exchange(layer.tp_comm_bytes_per_sample * micro() / scenario_.context_parallel);
     if (reduce_gradients)
       add_gradients(share.trainable_params * element_bytes_);
+  }
+
+  /// For each layer that closes a run of layers recomputed under activation checkpointing (the last
+  /// one in forward order, so the first one backward reaches), where the run begins; kNotRecomputed
+  /// elsewhere. A run is one checkpointed block (workloads/SCHEMA.md, Checkpointing). Megatron-LM's
+  /// CheckpointFunction (megatron/core/tensor_parallel/random.py, behind tensor_parallel.checkpoint;
+  /// full recompute of each transformer layer, or selective recompute of the attention core) runs
+  /// the block's forward under no_grad, and in its backward reruns that forward, TP and CP collectives
+  /// included, before back-propagating through the block: the same kernels and collectives as the
+  /// forward, at the point of the backward where the block starts.
+  static std::vector<std::size_t> recompute_runs(const model::WorkloadTrace& workload, const model::Scenario& scenario)
+  {
+    const std::size_t n = workload.layers.size();
+    std::vector<std::size_t> begin_of(n, kNotRecomputed);
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!recomputed_in_backward(workload.layers[i], scenario)) {
+        begin = i + 1;
+        continue;
+      }
+      if (i + 1 == n || !recomputed_in_backward(workload.layers[i + 1], scenario))
+        begin_of[i] = begin;
+    }
+    return begin_of;
   }
 
   /// A layer's kernel on the roofline (ComputeCostModel). A memory-bound kernel enters as the FLOPs
@@ -127,7 +228,7 @@ private:
   void backward_layers(std::size_t begin, std::size_t end, bool reduce_gradients)
   {
     for (std::size_t i = end; i > begin; --i)
-      backward_layer(workload_.layers[i - 1], reduce_gradients);
+      backward_layer(i - 1, reduce_gradients);
   }
 
   void add_gradients(double bytes)
@@ -217,6 +318,7 @@ private:
   double element_bytes_;
   model::Precision precision_;
   model::BatchShare batch_;
+  std::vector<std::size_t> recompute_begin_; ///< recompute_runs(): per layer, where its recomputed block begins
   StepProgram program_;
   double bucket_bytes_ = 0;
   std::vector<Group> groups_;
@@ -240,6 +342,11 @@ double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Prec
   return element + 4.0 + states + 4.0 + states + element;
 }
 
+bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario)
+{
+  return scenario.activation_checkpointing && layer.recomputed;
+}
+
 LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch)
 {
   const double tp = scenario.tensor_parallel;
@@ -251,8 +358,7 @@ LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, 
   const double micro = micro_batch;
   LayerShare share;
   share.forward_flop = layer.forward_flop_per_sample * micro / compute_split;
-  const double recompute = scenario.activation_checkpointing && layer.recomputed ? layer.forward_flop_per_sample : 0.0;
-  share.backward_flop = (layer.backward_flop_per_sample + recompute) * micro / compute_split;
+  share.backward_flop = layer.backward_flop_per_sample * micro / compute_split;
   share.trainable_params = layer.trainable_params / param_split;
   share.frozen_params = layer.frozen_params / param_split;
   share.compute_split = compute_split;

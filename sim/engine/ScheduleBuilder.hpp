@@ -14,6 +14,11 @@
 ///                  per bucket; shard optimizer; parameters stay sharded.
 /// Per step, the data-parallel volume is 2Ψ for stages 0-2 and 3Ψ for stage 3 (ZeRO paper, sec. 7).
 /// Each stage's rules (what it shards, reduces and gathers when) are model::ZeroStage's functions.
+///
+/// Tensor parallelism as Megatron-LM issues it (docs/ARCHITECTURE.md, "Tensor parallelism in the step
+/// schedule"): blocking collectives in forward and in the forward that activation checkpointing
+/// reruns at the start of each checkpointed block's backward; in backward the input-gradient
+/// reduction of a trained column-parallel linear overlaps that layer's weight-gradient GEMM.
 
 #include "sim/engine/StepProgram.hpp"
 #include "sim/model/Scenario.hpp"
@@ -30,11 +35,15 @@ double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Prec
 /// The work of one layer on one rank: FLOPs and parameters after TP/CP sharding.
 struct LayerShare {
   double forward_flop = 0;  ///< per micro-batch
-  double backward_flop = 0; ///< per micro-batch, recomputation included
+  double backward_flop = 0; ///< per micro-batch, recomputation excluded (a recomputed layer runs its forward again)
   double trainable_params = 0;
   double frozen_params = 0;
   double compute_split = 1; ///< ranks the layer's work is divided over (tp if sharded or SP, x cp)
 };
+
+/// True when activation checkpointing drops `layer`'s activations and backward runs its forward again
+/// (forward kernel and collectives) before back-propagating through its block.
+bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario);
 
 /// How `layer` divides over tp x cp ranks for a micro-batch of `micro_batch` samples.
 LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch);

@@ -19,7 +19,10 @@ model::StepWork decompose_step(const model::ResolvedScenario& resolved)
   double trainable = 0;
   for (const auto& layer : resolved.workload.layers) {
     trainable += share_of(layer, s, s.micro_batch_size).trainable_params;
-    for (const KernelCost& kernel : {forward_kernel(layer, s, precision, s.micro_batch_size),
+    const KernelCost forward = forward_kernel(layer, s, precision, s.micro_batch_size);
+    const KernelCost none{};
+    // A recomputed layer's forward kernel runs again in backward (build_step_program).
+    for (const KernelCost& kernel : {forward, recomputed_in_backward(layer, s) ? forward : none,
                                      backward_kernel(layer, s, precision, s.micro_batch_size)}) {
       if (kernel.memory_bound_kind && kernel.bytes > 0)
         work.memory_kernels.push_back({kernel.flop, kernel.bytes, steps});

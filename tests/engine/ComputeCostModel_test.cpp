@@ -81,3 +81,36 @@ TEST_CASE("engine: a simulated step's compute time equals the decomposition's bu
   const auto result = engine::simulate_iteration_isolated(r);
   CHECK(result.compute_time_s == Approx(engine::decompose_step(r).busy_time_s(r.scenario.efficiency)).epsilon(1e-9));
 }
+
+TEST_CASE("engine::decompose_step counts the forward kernels a checkpointed block reruns", "[engine]")
+{
+  // Llama 2 LoRA as the MLPerf scenario lays it out (tp 4, SP, checkpointing): its norms and
+  // residual adds are HBM-bound, so the recomputed forward kernels enter the decomposition as
+  // kernels of their own, exactly as the program runs them.
+  model::ResolvedScenario r;
+  r.platform = config::read_platform(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/dgx-h100-1node.yaml");
+  r.workload = config::read_workload(std::string(GPUSCALE_SOURCE_DIR) + "/workloads/llama2-70b-lora.yaml");
+  auto& s = r.scenario;
+  s.name = "recompute";
+  s.gpus = 8;
+  s.tensor_parallel = 4;
+  s.sequence_parallel = true;
+  s.global_batch_size = 8;
+  s.micro_batch_size = 1;
+  s.efficiency = {0.4, 1.0, 0.7};
+  const auto& gpu = r.platform.gpu_types.at("h100-sxm5-80gb");
+  const double peak = gpu.peak_for(r.precision()).value();
+  double busy_without_s = 0;
+  for (bool checkpointing : {false, true}) {
+    s.activation_checkpointing = checkpointing;
+    const auto program = engine::build_step_program(r.workload, s, gpu, r.precision());
+    const auto work = engine::decompose_step(r);
+    const double busy_s = work.busy_time_s(s.efficiency);
+    INFO("checkpointing " << checkpointing);
+    CHECK(busy_s == Approx(program.compute_flop / (peak * s.efficiency.compute) + program.sleep_s).epsilon(1e-12));
+    if (!checkpointing)
+      busy_without_s = busy_s;
+    else // the recompute is one more forward of the recomputed layers
+      CHECK(busy_s > busy_without_s * 1.3);
+  }
+}
