@@ -109,6 +109,8 @@ void run_nccl_tests(const NcclTestsOptions& options)
   if (options.gpus < 1 || options.gpus > platform.gpu_count())
     throw std::invalid_argument(fmt::format("--gpus: {} GPUs asked, {} has {} (at least 1)", options.gpus,
                                             options.platform_path, platform.gpu_count()));
+  if (const auto problem = engine::benchmark_size_problem(*op, options.gpus))
+    throw std::invalid_argument("--gpus: " + *problem);
 
   NcclTestsTable table;
   table.op = *op;

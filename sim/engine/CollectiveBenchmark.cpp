@@ -98,6 +98,14 @@ std::optional<std::string> benchmark_algorithm_problem(NcclTestsCollective op, C
   return std::nullopt;
 }
 
+std::optional<std::string> benchmark_size_problem(NcclTestsCollective op, int gpus)
+{
+  if (op == NcclTestsCollective::AllToAll && gpus > kMaxAllToAllGpus)
+    return "alltoall simulates every GPU pair's flow at once (p(p-1) flows and routes): at most " +
+           std::to_string(kMaxAllToAllGpus) + " GPUs, got " + std::to_string(gpus);
+  return std::nullopt;
+}
+
 std::vector<CollectiveBenchmarkRow> benchmark_collective(const model::Platform& platform,
                                                          const CollectiveBenchmarkSpec& spec,
                                                          const BenchmarkNetwork& network)
@@ -105,6 +113,8 @@ std::vector<CollectiveBenchmarkRow> benchmark_collective(const model::Platform& 
   if (spec.gpus < 1 || spec.gpus > platform.gpu_count())
     throw std::invalid_argument("collective benchmark: " + std::to_string(spec.gpus) + " GPUs asked, the platform has " +
                                 std::to_string(platform.gpu_count()));
+  if (const auto problem = benchmark_size_problem(spec.op, spec.gpus))
+    throw std::invalid_argument(*problem);
   if (const auto problem = benchmark_algorithm_problem(spec.op, spec.algorithm))
     throw std::invalid_argument(*problem);
   const TopologyGraph topology = build_topology(platform, spec.gpus);

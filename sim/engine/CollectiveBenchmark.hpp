@@ -21,6 +21,13 @@ using model::NcclTestsCollective;
 /// nullopt when it can.
 std::optional<std::string> benchmark_algorithm_problem(NcclTestsCollective op, model::CollectiveAlgorithm algorithm);
 
+/// All-to-all routes every GPU pair and runs p(p-1) flows at once: memory and time grow as p². 512
+/// GPUs (one 1 GiB all-to-all on platforms/dgx-h100-64node-fattree.yaml) took 45 s and 0.74 GB.
+inline constexpr int kMaxAllToAllGpus = 512;
+
+/// Why `op` cannot be simulated on `gpus` GPUs (an all-to-all beyond kMaxAllToAllGpus); nullopt when it can.
+std::optional<std::string> benchmark_size_problem(NcclTestsCollective op, int gpus);
+
 /// What the links of the simulated platform run at: the part of a run's resolved scenario that
 /// builds its network.
 struct BenchmarkNetwork {
@@ -47,7 +54,8 @@ struct CollectiveBenchmarkRow {
 
 /// Simulates `spec` on `platform` with `network`, in a child process (SimGrid's engine is one per
 /// process, so this may be called any number of times). Throws std::invalid_argument when `gpus` is
-/// out of range or the algorithm does not apply (benchmark_algorithm_problem).
+/// out of range (benchmark_size_problem included) or the algorithm does not apply
+/// (benchmark_algorithm_problem).
 std::vector<CollectiveBenchmarkRow> benchmark_collective(const model::Platform& platform,
                                                          const CollectiveBenchmarkSpec& spec,
                                                          const BenchmarkNetwork& network);

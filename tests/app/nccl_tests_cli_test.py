@@ -127,6 +127,8 @@ with tempfile.TemporaryDirectory() as tmp:
              "gpuscale: error: --gpus: 0 GPUs asked, %s has 8 (at least 1)" % dgx_h100),
             (("--op", "all_reduce", "--gpus", "9"),
              "gpuscale: error: --gpus: 9 GPUs asked, %s has 8 (at least 1)" % dgx_h100),
+            (("--op", "alltoall", "--gpus", "9"),
+             "gpuscale: error: --gpus: 9 GPUs asked, %s has 8 (at least 1)" % dgx_h100),
             (("--op", "all_reduce", "--gpus", "8", "--collective", "rings"),
              "gpuscale: error: --collective: unknown collective algorithm 'rings' (known: ring, ring_flow, hierarchical, "
              "hierarchical_flow, halving_doubling, auto)"),

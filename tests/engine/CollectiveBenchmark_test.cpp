@@ -152,4 +152,8 @@ TEST_CASE("engine collective benchmark refuses GPUs the platform lacks and algor
   CHECK_THROWS_WITH(times_of(platform, NcclTestsCollective::Broadcast, CollectiveAlgorithm::Hierarchical, 4, {8}),
                     "broadcast runs a pipelined ring (auto, ring or ring_flow: the same model), not hierarchical");
   CHECK_FALSE(engine::benchmark_algorithm_problem(NcclTestsCollective::Broadcast, CollectiveAlgorithm::RingFlow));
+  CHECK(engine::benchmark_size_problem(NcclTestsCollective::AllToAll, 513) ==
+        "alltoall simulates every GPU pair's flow at once (p(p-1) flows and routes): at most 512 GPUs, got 513");
+  CHECK_FALSE(engine::benchmark_size_problem(NcclTestsCollective::AllToAll, 512));
+  CHECK_FALSE(engine::benchmark_size_problem(NcclTestsCollective::AllReduce, 8192));
 }
