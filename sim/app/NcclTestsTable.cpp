@@ -77,7 +77,7 @@ std::string format_nccl_tests_text(const NcclTestsTable& table)
   std::string out;
   out += fmt::format("# gpuscale nccl-tests: {}_perf simulated on SimGrid, {} GPUs of {}, collective {}\n",
                      model::to_string(table.op), table.ranks(), table.platform_path, table.collective);
-  out += fmt::format("# links at {:.4g} of their bandwidth ({}); {}\n", table.network_efficiency,
+  out += fmt::format("# every link at {:.4g} x its datasheet bandwidth ({}); {}\n", table.network_efficiency,
                      table.network_source, table.simgrid);
   out += fmt::format("# algorithm per size: {}\n", algorithm_ranges(table.rows));
   out += "# in-place columns repeat the out-of-place ones (the simulation does not tell them apart); "

@@ -106,6 +106,15 @@ if auto.returncode == 0:
     check(document["rows"][0]["algorithm"] == "nvls", "auto all-reduce in one DGX H100 runs NVLS: " + str(document["rows"][0]))
     check("fabric class nvswitch" in document["network_source"], document["network_source"])
 
+# --catalog: a platform of accelerators only the user's catalog defines.
+catalog = os.path.join(source_dir, "tests", "data", "catalog")
+acme = os.path.join(catalog, "acme-x1-1node.yaml")
+with_catalog = run("nccl-tests", "--catalog", os.path.join(catalog, "user_catalog.yaml"), acme, "--op", "all_reduce",
+                   "--gpus", "8", "-b", "1M", "-e", "1M")
+check(with_catalog.returncode == 0 and "] Acme X1 96GB" in with_catalog.stdout, "--catalog: " + with_catalog.stderr)
+without = run("nccl-tests", acme, "--op", "all_reduce", "--gpus", "8")
+check(without.returncode == 2 and "unknown node type 'acme-x1-8'" in without.stderr, "without --catalog: " + without.stderr)
+
 with tempfile.TemporaryDirectory() as tmp:
     bad_platform = os.path.join(tmp, "bad.yaml")
     with open(bad_platform, "w") as f:
