@@ -27,9 +27,9 @@
 ///
 /// Which collective the log measures:
 ///   1. the program named anywhere in the log: a word whose last path component is
-///      <op>_perf or <op>_perf_mpi (a launcher's echoed command line, a pasted prompt, the
-///      `# Collective test starting: <op>_perf` line of later versions); several different names
-///      are an error, and so is one that disagrees with the op the caller gives;
+///      <op>_perf or <op>_perf_mpi (a launcher's echoed command line, a pasted prompt, a header
+///      line of later versions that names the program); several different names are an error, and
+///      so is one that disagrees with the op the caller gives;
 ///   2. else the op the caller gives;
 ///   3. else the columns, where they decide it: root >= 0 with redop none is broadcast; redop sum
 ///      fits all_reduce and reduce_scatter, and none with root -1 all_gather and alltoall, so those
