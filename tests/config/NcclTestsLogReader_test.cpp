@@ -144,18 +144,23 @@ TEST_CASE("config::read_nccl_tests_log reads an all_gather_perf log that names n
                     path + ":16:51: error: /rows/0/root: broadcast prints a root rank, got -1");
 }
 
-TEST_CASE("config::parse_nccl_tests_log tells broadcast from its root column and reads out-of-place-only tables",
+TEST_CASE("config::parse_nccl_tests_log tells broadcast from its root column and reads older and out-of-place-only logs",
           "[config][nccl-tests]")
 {
   const std::string text =
       "#  Rank  0 Group  0 Pid   1001 on      hostA device  0 [0x18] NVIDIA H100 80GB HBM3\n"
-      "#  Rank  1 Group  0 Pid   1001 on      hostA device  1 [0x2a] NVIDIA H100 80GB HBM3\n"
+      "#   Rank  1 Pid   2002 on      hostB device  0 [0x2a] NVIDIA H100 PCIe\n" // older versions: no Group
       "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
       "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n"
       "     1048576        262144     float    none       0    12.50   83.89   83.89    N/A\n";
   const auto log = config::parse_nccl_tests_log(text, "log.txt");
   CHECK(log.op == NcclTestsCollective::Broadcast);
   CHECK(log.op_source == "root column 0 with redop none");
+  CHECK(log.ranks == 2);
+  CHECK(log.hosts == 2);
+  CHECK(log.ranks_per_host == 1);
+  CHECK(log.device == "NVIDIA H100 80GB HBM3");
+  CHECK(log.devices_differ);
   CHECK(log.root == 0);
   CHECK_FALSE(log.setup.has_value());
   REQUIRE(log.rows.size() == 1);
