@@ -37,15 +37,32 @@ struct NcclTestsOptions {
 /// (model::calibrated_efficiency; the network efficiency depends on the fabric class the run spans,
 /// not on the workload), and SimGrid's settings as a scenario has them by default. The one place
 /// the command chooses its link model.
+/// The fractions the run's links get, in words: the first node's scale-up links, the NICs, NVLS, and
+/// the fixed costs.
+std::string describe_links(const model::Platform& platform, int gpus, const model::LinkFractions& links)
+{
+  std::string text;
+  if (const auto used = platform.groups_used(gpus); !used.empty()) {
+    const auto& node = platform.node_type_of_group(used.front().group);
+    const std::string& generation = platform.gpu_type_of(node).generation;
+    const auto scale_up = model::scale_up_link_class(node.fabric);
+    text += fmt::format("{} {:.4g}", model::to_string(scale_up), links.of(scale_up, generation));
+    if (node.in_switch_reduction)
+      text += fmt::format(", nvls {:.4g}", links.nvls(generation));
+  }
+  text += fmt::format(", nic {:.4g} of line rate; fixed {:.3g} us, Simple step {:.3g} us per collective",
+                      links.of(model::LinkClass::Nic, ""), links.collective_fixed_s * 1e6, links.simple_step_s * 1e6);
+  return text;
+}
+
 engine::BenchmarkNetwork network_of_run(const model::Platform& platform, int gpus, std::string& source)
 {
-  const model::WorkloadTrace any_workload; // the network part of the efficiency ignores the benchmark
-  const model::Efficiency efficiency =
-      model::calibrated_efficiency(config::default_calibration(), platform, any_workload, gpus);
-  source = "the committed calibration's network efficiency for fabric class " +
-           model::to_string(model::fabric_class_of(platform, gpus)) + ", as a run of " + std::to_string(gpus) +
-           " GPUs uses";
-  return {efficiency.network, model::SimgridNetworkConfig{}};
+  // What every run gets: the committed calibration's link fractions, the same at any scale.
+  const model::LinkFractions links = model::resolve_link_fractions(&config::default_calibration(), model::Efficiency{});
+  source = "the committed calibration's link fractions, as every run uses them";
+  (void)platform;
+  (void)gpus;
+  return {links, model::SimgridNetworkConfig{}};
 }
 
 std::int64_t parse_size_option(const std::string& option, const std::string& text)
@@ -121,7 +138,7 @@ void run_nccl_tests(const NcclTestsOptions& options)
   table.step_factor = options.step_factor;
   table.devices = devices_of(platform, options.gpus);
   const engine::BenchmarkNetwork network = network_of_run(platform, options.gpus, table.network_source);
-  table.network_efficiency = network.network_efficiency;
+  table.links = describe_links(platform, options.gpus, network.links);
   table.simgrid = engine::describe_simgrid_config(network.simgrid);
 
   engine::CollectiveBenchmarkSpec spec;

@@ -77,8 +77,7 @@ std::string format_nccl_tests_text(const NcclTestsTable& table)
   std::string out;
   out += fmt::format("# gpuscale nccl-tests: {}_perf simulated on SimGrid, {} GPUs of {}, collective {}\n",
                      model::to_string(table.op), table.ranks(), table.platform_path, table.collective);
-  out += fmt::format("# every link at {:.4g} x its datasheet bandwidth ({}); {}\n", table.network_efficiency,
-                     table.network_source, table.simgrid);
+  out += fmt::format("# links: {} ({}); {}\n", table.links, table.network_source, table.simgrid);
   out += fmt::format("# algorithm per size: {}\n", algorithm_ranges(table.rows));
   out += "# in-place columns repeat the out-of-place ones (the simulation does not tell them apart); "
          "#wrong is N/A (no data is checked)\n";
@@ -121,9 +120,9 @@ std::string format_nccl_tests_json(const NcclTestsTable& table)
   out += fmt::format("  \"op\": {},\n  \"program\": {},\n  \"platform\": {},\n  \"gpus\": {},\n",
                      json_string(model::to_string(table.op)), json_string(model::to_string(table.op) + "_perf"),
                      json_string(table.platform_path), table.ranks());
-  out += fmt::format("  \"collective\": {},\n  \"network_efficiency\": {},\n  \"network_source\": {},\n"
+  out += fmt::format("  \"collective\": {},\n  \"links\": {},\n  \"network_source\": {},\n"
                      "  \"simgrid\": {},\n",
-                     json_string(table.collective), table.network_efficiency, json_string(table.network_source),
+                     json_string(table.collective), json_string(table.links), json_string(table.network_source),
                      json_string(table.simgrid));
   out += fmt::format("  \"min_bytes\": {},\n  \"max_bytes\": {},\n  \"step_factor\": {},\n", table.min_bytes,
                      table.max_bytes, table.step_factor);

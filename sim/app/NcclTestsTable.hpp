@@ -32,7 +32,7 @@ struct NcclTestsTable {
   model::NcclTestsCollective op = model::NcclTestsCollective::AllReduce;
   std::string platform_path;
   std::string collective;        ///< as asked (--collective)
-  double network_efficiency = 0; ///< what the links ran at
+  std::string links;             ///< what the links ran at, in words
   std::string network_source;    ///< where that came from, in words
   std::string simgrid;           ///< SimGrid network-model settings
   std::int64_t min_bytes = 0;

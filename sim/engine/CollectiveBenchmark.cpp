@@ -117,13 +117,12 @@ std::vector<CollectiveBenchmarkRow> benchmark_collective(const model::Platform& 
     throw std::invalid_argument(*problem);
   if (const auto problem = benchmark_algorithm_problem(spec.op, spec.algorithm))
     throw std::invalid_argument(*problem);
-  const TopologyGraph topology = build_topology(platform, spec.gpus);
+  TopologyGraph topology = build_topology(platform, spec.gpus);
+  apply_link_fractions(topology, network.links);
   std::vector<int> ranks(static_cast<std::size_t>(spec.gpus));
   for (int r = 0; r < spec.gpus; ++r)
     ranks[static_cast<std::size_t>(r)] = r;
-  CommunicatorLayout layout = make_communicator_layout(ranks, topology.gpu_node);
-  mark_reduction_hardware(layout, topology.gpu_node, topology.node_in_switch_reduction,
-                          topology.fabric_in_network_reduction);
+  CommunicatorLayout layout = make_communicator_layout(ranks, topology, network.links);
   std::vector<std::pair<int, int>> routes =
       spec.op == NcclTestsCollective::AllToAll ? all_to_all_route_pairs(layout) : std::vector<std::pair<int, int>>{};
   for (const auto& pair : layout.route_pairs(true))
@@ -140,7 +139,6 @@ std::vector<CollectiveBenchmarkRow> benchmark_collective(const model::Platform& 
       sg4::Engine::set_config(item);
     SimgridPlatformSpec platform_spec;
     platform_spec.gpu_speed_flop_per_s.assign(static_cast<std::size_t>(spec.gpus), 1e12); // nothing computes
-    platform_spec.network_efficiency = network.network_efficiency;
     platform_spec.routes = routes;
     const SimgridPlatform simgrid_platform = build_simgrid_platform(topology, platform_spec);
     const Communicator comm = make_communicator("nccl-tests", layout, simgrid_platform.gpu_hosts);

@@ -31,7 +31,7 @@ std::optional<std::string> benchmark_size_problem(NcclTestsCollective op, int gp
 /// What the links of the simulated platform run at: the part of a run's resolved scenario that
 /// builds its network.
 struct BenchmarkNetwork {
-  double network_efficiency = 1.0;       ///< of every link's bandwidth (SimgridPlatformSpec)
+  model::LinkFractions links;            ///< each link's usable fraction, the collectives' fixed costs
   model::SimgridNetworkConfig simgrid;   ///< SimGrid's network model, as a run records it
 };
 

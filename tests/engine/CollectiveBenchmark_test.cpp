@@ -32,8 +32,10 @@ std::vector<double> times_of(const model::Platform& platform, NcclTestsCollectiv
   spec.gpus = gpus;
   spec.sizes_bytes = sizes;
   spec.root = root;
+  engine::BenchmarkNetwork network; // links at line rate, no fixed costs: the closed forms
+  network.links.every_link = 1.0;
   std::vector<double> times;
-  for (const auto& row : engine::benchmark_collective(platform, spec, engine::BenchmarkNetwork{}))
+  for (const auto& row : engine::benchmark_collective(platform, spec, network))
     times.push_back(row.time_s);
   return times;
 }
@@ -134,7 +136,7 @@ TEST_CASE("engine collective benchmark time never decreases with the size on the
         for (std::size_t i = 1; i < times.size(); ++i) {
           INFO(c.platform << ", " << gpus << " GPUs, " << model::to_string(op) << ", " << model::to_string(algorithm)
                           << ": " << sizes[i - 1] << " B then " << sizes[i] << " B");
-          CHECK(times[i] >= times[i - 1]);
+          CHECK(times[i] >= times[i - 1] * (1 - 1e-12)); // equal up to the clock's rounding
         }
         CHECK(times.front() > 0);
       }
