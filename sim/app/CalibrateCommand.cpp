@@ -113,6 +113,9 @@ void run_calibrate(const CalibrateOptions& options)
   const auto loso_errors = analysis::summarise_errors(loso);
 
   model::Calibration calibration = calibration_from_fit(space, fit);
+  // The links are measured by nccl-tests, not fitted here: the reference's, which the cases ran with.
+  calibration.network = reference.network;
+  calibration.collective_s = reference.collective_s;
   calibration.batch_sizes = batch_size_rules(set.entries);
   auto& summary = calibration.summary;
   summary.results = static_cast<int>(set.cases.size());
