@@ -7,9 +7,14 @@
 #include "sim/model/Scenario.hpp"
 #include "sim/model/StepWork.hpp"
 
+#include <array>
 #include <string>
 
 namespace gpuscale::analysis {
+
+/// Link classes without an independent measurement (shared/references has none for them): the fit
+/// against MLPerf fits their fraction, in (0, 1] like every link's. The others are nccl-tests'.
+inline constexpr std::array<const char*, 2> kFittedLinkClasses{"pcie", "nvlink_mesh"};
 
 struct CalibrationCase {
   // Identity
@@ -17,6 +22,11 @@ struct CalibrationCase {
   std::string system_key;   ///< submitter/system: one system across rounds (leave-one-system-out groups)
   std::string family;       ///< catalog accelerator (leave-one-family-out groups)
   std::string generation;   ///< catalog generation (compute-efficiency factor)
+  /// The class of the links joining the GPUs of its first node ("nvswitch", "pcie", ...), and their
+  /// fraction in the reference simulation: the fit may fit the classes no measurement pins
+  /// (kFittedLinkClasses).
+  std::string scale_up_link;
+  double reference_link_fraction = 1;
   int accelerators = 0;
   int nodes = 0;
   int global_batch_size = 0;

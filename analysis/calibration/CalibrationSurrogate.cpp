@@ -16,16 +16,20 @@ constexpr double kGenerationLow = model::kGenerationRange.lower, kGenerationHigh
 constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kMemoryRange.upper, kMemoryStart = 0.7;
 constexpr double kOverheadHighMin = model::kRunOverheadRange_s.upper / 60.0, kOverheadStartMin = 1.0; // the fit works in minutes
 constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepOverheadStart_s = 0.01;
+constexpr double kLinkStart = 0.5;
 
 } // namespace
 
 ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
 {
-  std::set<std::string> benchmarks, generations;
+  std::set<std::string> benchmarks, generations, links;
   for (const auto& c : cases) {
     benchmarks.insert(c.benchmark);
     if (c.generation != model::kReferenceGeneration)
       generations.insert(c.generation);
+    for (const char* fitted : kFittedLinkClasses)
+      if (c.scale_up_link == fitted)
+        links.insert(c.scale_up_link);
   }
   for (const auto& b : benchmarks)
     parameters_.push_back({"compute." + b, Group::Compute, b, std::log(kComputeStart), std::log(kComputeLow),
@@ -36,6 +40,9 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
   for (const auto& b : benchmarks)
     parameters_.push_back({"memory." + b, Group::Memory, b, std::log(kMemoryStart), std::log(kMemoryLow),
                            std::log(kMemoryHigh)});
+  for (const auto& l : links)
+    parameters_.push_back({"network." + l, Group::Network, l, std::log(kLinkStart), std::log(model::kNetworkRange.lower),
+                           std::log(model::kNetworkRange.upper)});
   for (const auto& b : benchmarks)
     parameters_.push_back({"overhead." + b, Group::Overhead, b, kOverheadStartMin, 0.0, kOverheadHighMin});
   for (const auto& b : benchmarks)
@@ -96,20 +103,30 @@ double ParameterSpace::overhead_s(const std::string& benchmark, const std::vecto
   return 0.0;
 }
 
-double ParameterSpace::predict_minutes(const CalibrationCase& c, const std::vector<double>& x) const
+double ParameterSpace::communication_ratio(const CalibrationCase& c, const std::vector<double>& x) const
 {
-  return surrogate_minutes(c, efficiency(c, x), overhead_s(c.benchmark, x));
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].group == Group::Network && parameters_[i].label == c.scale_up_link)
+      return c.reference_link_fraction / std::exp(x[i]);
+  return 1.0;
 }
 
-double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s)
+double ParameterSpace::predict_minutes(const CalibrationCase& c, const std::vector<double>& x) const
+{
+  return surrogate_minutes(c, efficiency(c, x), overhead_s(c.benchmark, x), communication_ratio(c, x));
+}
+
+double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
+                         double communication_ratio)
 {
   const double busy0 = c.reference_busy_s;
   const double busy = c.profile.busy_time_s(efficiency.compute, efficiency.memory);
-  // The links are the network calibration's, held fixed by this fit: communication keeps its
-  // reference time, and what compute hid of it shrinks and grows with compute.
+  // Communication scales with the fitted links' fraction (bandwidth terms; 1 for measured links),
+  // and what compute hid of it shrinks and grows with compute.
+  const double r = communication_ratio;
   const double hidden0 = std::max(0.0, c.comm_s - c.exposed_comm_s);
   const double scale = busy0 > 0 ? busy / busy0 : 1.0;
-  const double exposed = std::max({0.0, c.exposed_comm_s, c.comm_s - hidden0 * scale});
+  const double exposed = std::max({0.0, c.exposed_comm_s * r, c.comm_s * r - hidden0 * scale});
   const double residual = c.iteration_s - busy0 - c.exposed_comm_s - c.reference.step_overhead_s;
   const double step = std::max(busy + exposed + residual + efficiency.step_overhead_s, c.host_limit_s);
   return step * c.minutes_per_step_s + c.fixed_minutes + overhead_s / 60.0;

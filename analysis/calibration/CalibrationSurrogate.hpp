@@ -4,9 +4,9 @@
 ///
 ///   e_c = min(1, compute[b] x generation[g]),  e_m = memory
 ///   busy   = StepWork::busy_time_s(e_c, e_m)                                  exact (roofline kernels)
-///   exposed = max(E0, K0 - (K0 - E0) busy / busy0)                             communication: the links
-///             are the network calibration's (not fitted here); what compute hid at the reference
-///             shrinks and grows with compute
+///   exposed = max(E0 r, K0 r - (K0 - E0) busy / busy0)                         communication: r = 1
+///             for links measured by nccl-tests (held), f0 / f for a fitted scale-up link class;
+///             what compute hid at the reference shrinks and grows with compute
 ///   step   = max(busy + exposed + (step0 - busy0 - E0 - o0) + step_overhead[b], host limit)
 ///   minutes = step x (training + evaluation minutes per step second) + table overhead + overhead[b]
 ///
@@ -24,16 +24,17 @@ namespace gpuscale::analysis {
 /// minutes for overheads.
 class ParameterSpace {
 public:
-  enum class Group { Compute, Generation, Memory, Overhead, StepOverhead };
+  enum class Group { Compute, Generation, Memory, Network, Overhead, StepOverhead };
   struct Parameter {
-    std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, overhead.bert
+    std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, network.pcie, overhead.bert
     Group group = Group::Compute;
-    std::string label; ///< benchmark or generation
+    std::string label; ///< benchmark, generation or link class
     double start = 0, lower = 0, upper = 0; ///< in optimiser coordinates
   };
 
   /// One compute efficiency, memory efficiency and overhead per benchmark, one factor per generation
-  /// other than the reference (hopper). Link fractions are measured by nccl-tests, not fitted here.
+  /// other than the reference (hopper), and the fraction of each scale-up link class no measurement
+  /// pins (kFittedLinkClasses); the other link fractions are nccl-tests', held.
   explicit ParameterSpace(const std::vector<CalibrationCase>& cases);
 
   const std::vector<Parameter>& parameters() const { return parameters_; }
@@ -49,6 +50,9 @@ public:
   /// The efficiencies `c` runs at under `x`.
   model::Efficiency efficiency(const CalibrationCase& c, const std::vector<double>& x) const;
   double overhead_s(const std::string& benchmark, const std::vector<double>& x) const;
+  /// The case's communication time over its reference's: reference fraction / fitted fraction of its
+  /// scale-up links when their class is fitted, else 1.
+  double communication_ratio(const CalibrationCase& c, const std::vector<double>& x) const;
   /// Index of the parameter `name`, or -1.
   int index_of(const std::string& name) const;
 
@@ -56,7 +60,9 @@ private:
   std::vector<Parameter> parameters_;
 };
 
-/// The surrogate for given efficiencies and overhead (seconds): the formula above.
-double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s);
+/// The surrogate for given efficiencies and overhead (seconds): the formula above, communication
+/// scaled by `communication_ratio` (ParameterSpace::communication_ratio).
+double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
+                         double communication_ratio = 1.0);
 
 } // namespace gpuscale::analysis

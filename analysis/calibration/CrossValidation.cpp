@@ -49,6 +49,7 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
           case ParameterSpace::Group::Overhead:
           case ParameterSpace::Group::StepOverhead: informed = c.benchmark == p.label; break;
           case ParameterSpace::Group::Generation: informed = c.generation == p.label; break;
+          case ParameterSpace::Group::Network: informed = c.scale_up_link == p.label; break;
         }
       }
       if (!informed)

@@ -47,6 +47,7 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
       case Group::Compute: group = &calibration.compute; break;
       case Group::Generation: group = &calibration.generation; break;
       case Group::Memory: group = &calibration.memory; break;
+      case Group::Network: group = &calibration.network; break;
       case Group::Overhead: group = &calibration.overhead_s; break;
       case Group::StepOverhead: group = &calibration.step_overhead_s; break;
     }

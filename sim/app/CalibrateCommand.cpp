@@ -113,9 +113,12 @@ void run_calibrate(const CalibrateOptions& options)
   const auto loso_errors = analysis::summarise_errors(loso);
 
   model::Calibration calibration = calibration_from_fit(space, fit);
-  // The links are measured by nccl-tests, not fitted here: the reference's, which the cases ran with.
-  calibration.network = reference.network;
+  // The links nccl-tests measured are not fitted here: the reference's, which the cases ran with
+  // (the fitted classes, kFittedLinkClasses, replace theirs).
+  for (const auto& [key, value] : reference.network)
+    calibration.network.try_emplace(key, value);
   calibration.collective_s = reference.collective_s;
+  calibration.choices = reference.choices;
   calibration.batch_sizes = batch_size_rules(set.entries);
   auto& summary = calibration.summary;
   summary.results = static_cast<int>(set.cases.size());

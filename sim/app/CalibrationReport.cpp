@@ -37,6 +37,7 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
       case Group::Compute: calibration.compute[p.label] = value; break;
       case Group::Generation: calibration.generation[p.label] = value; break;
       case Group::Memory: calibration.memory[p.label] = value; break;
+      case Group::Network: calibration.network[p.label] = value; break;
       case Group::Overhead: calibration.overhead_s[p.label] = value; break;
       case Group::StepOverhead: calibration.step_overhead_s[p.label] = value; break;
     }

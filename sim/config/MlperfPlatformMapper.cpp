@@ -174,7 +174,8 @@ MlperfPlatformMapping map_mlperf_system(const model::MlperfSystem& system, const
   }
   fabric.in_network_reduction = system.number_of_nodes >= 2 && nics.infiniband_with_sharp;
   if (fabric.in_network_reduction)
-    mapping.notes.push_back("InfiniBand HDR/NDR/XDR compute fabric: SHARP in-network reduction assumed");
+    mapping.notes.push_back("InfiniBand HDR/NDR/XDR compute fabric: SHARP in-network reduction unless the "
+                            "calibration's declared choice sharp_on_infiniband says otherwise");
   return mapping;
 }
 

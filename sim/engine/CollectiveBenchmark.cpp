@@ -46,13 +46,7 @@ std::string algorithm_run(const CollectiveBenchmarkSpec& spec, const Communicato
     return "ring";
   if (spec.op == NcclTestsCollective::AllToAll)
     return "p2p";
-  const CollectiveOp op = *engine_op(spec.op);
-  const CollectiveAlgorithm chosen = choose_algorithm(spec.algorithm, op, shape.size, shape.hierarchical, bytes);
-  // Halving-doubling is an all-reduce over a power of two; plan_collective gives anything else the ring.
-  if (chosen == CollectiveAlgorithm::HalvingDoubling && (op != CollectiveOp::AllReduce || !is_power_of_two(shape.size)))
-    return model::to_string(CollectiveAlgorithm::Ring);
-  return describe_algorithm(chosen, choose_switch_reduction(spec.algorithm, chosen, op, shape.size,
-                                                            shape.in_switch_reduction, shape.in_network_reduction));
+  return plan_collective(*engine_op(spec.op), spec.algorithm, shape, bytes).algorithm;
 }
 
 void run_one(const CollectiveBenchmarkSpec& spec, const Communicator& comm, int rank, double bytes,
@@ -146,6 +140,7 @@ std::vector<CollectiveBenchmarkRow> benchmark_collective(const model::Platform& 
     const std::size_t sizes = spec.sizes_bytes.size();
     std::vector<double> start_s(sizes, 0.0);
     std::vector<double> end_s(sizes, 0.0);
+    std::vector<double> sent_bytes(sizes, 0.0);
     sg4::BarrierPtr barrier = sg4::Barrier::create(static_cast<unsigned>(spec.gpus));
     for (int rank = 0; rank < spec.gpus; ++rank)
       sg4::Actor::create("rank" + std::to_string(rank), comm.hosts[static_cast<std::size_t>(rank)], [&, rank] {
@@ -154,25 +149,27 @@ std::vector<CollectiveBenchmarkRow> benchmark_collective(const model::Platform& 
           barrier->wait(); // every rank leaves at the same instant: the common start
           if (rank == 0)
             start_s[i] = sg4::Engine::get_clock();
+          const double sent_before = counters.bytes_sent;
           run_one(spec, comm, rank, spec.sizes_bytes[i], counters);
           end_s[i] = std::max(end_s[i], sg4::Engine::get_clock());
+          sent_bytes[i] = std::max(sent_bytes[i], counters.bytes_sent - sent_before);
         }
       });
     engine.run();
     std::string times;
     char buffer[64];
     for (std::size_t i = 0; i < sizes; ++i) {
-      std::snprintf(buffer, sizeof buffer, "%a ", end_s[i] - start_s[i]);
+      std::snprintf(buffer, sizeof buffer, "%a %a ", end_s[i] - start_s[i], sent_bytes[i]);
       times += buffer;
     }
     return times;
   });
 
-  const std::vector<double> times_s = parse_times(text, spec.sizes_bytes.size());
+  const std::vector<double> figures = parse_times(text, 2 * spec.sizes_bytes.size()); // time, bytes per size
   const CommunicatorShape shape = layout.shape();
   std::vector<CollectiveBenchmarkRow> rows;
-  for (std::size_t i = 0; i < times_s.size(); ++i)
-    rows.push_back({spec.sizes_bytes[i], times_s[i], algorithm_run(spec, shape, spec.sizes_bytes[i])});
+  for (std::size_t i = 0; i < spec.sizes_bytes.size(); ++i)
+    rows.push_back({spec.sizes_bytes[i], figures[2 * i], figures[2 * i + 1], algorithm_run(spec, shape, spec.sizes_bytes[i])});
   return rows;
 }
 

@@ -49,6 +49,7 @@ struct CollectiveBenchmarkSpec {
 struct CollectiveBenchmarkRow {
   double bytes = 0;
   double time_s = 0;     ///< slowest rank, from the common start
+  double max_rank_sent_bytes = 0; ///< bytes on the wire the busiest rank sent (LL's flags included)
   std::string algorithm; ///< what ran, as results name it ("ring", "nvls", "hierarchical+sharp", ...)
 };
 

@@ -22,11 +22,9 @@ std::string gradient_algorithm_used(const StepSetup& setup)
   const model::Scenario& scenario = *setup.scenario;
   const CollectiveOp gradient_op = gradient_collective(scenario.zero());
   const CommunicatorLayout& dp = setup.dp_layouts.front();
-  const auto algorithm =
-      choose_algorithm(scenario.collective, gradient_op, setup.parallel.dp, dp.hierarchical, scenario.bucket_bytes);
-  return describe_algorithm(algorithm, choose_switch_reduction(scenario.collective, algorithm, gradient_op,
-                                                               setup.parallel.dp, dp.in_switch_reduction,
-                                                               dp.in_network_reduction));
+  if (dp.size() < 2) // nothing to plan: the algorithm auto resolves to
+    return model::to_string(choose_algorithm(scenario.collective, dp.size(), dp.hierarchical));
+  return plan_collective(gradient_op, scenario.collective, dp.shape(), scenario.bucket_bytes).algorithm;
 }
 
 /// The slowest GPU's figures of the executed step.

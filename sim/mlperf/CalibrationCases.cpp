@@ -57,6 +57,12 @@ analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const r
   c.nodes = r.nodes;
   c.global_batch_size = s.global_batch_size;
   c.reference = s.efficiency;
+  if (const auto used = scenario.resolved.platform.groups_used(s.gpus); !used.empty()) {
+    const auto& node = scenario.resolved.platform.node_type_of_group(used.front().group);
+    const auto link_class = model::scale_up_link_class(node.fabric);
+    c.scale_up_link = model::to_string(link_class);
+    c.reference_link_fraction = s.links.of(link_class, scenario.resolved.platform.gpu_type_of(node).generation);
+  }
   c.work = engine::decompose_step(scenario.resolved);
   c.iteration_s = r.iter_time_s;
   c.comm_s = r.comm_time_s;

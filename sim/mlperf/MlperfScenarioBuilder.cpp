@@ -38,6 +38,13 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, c
   out.mapping = config::map_mlperf_system(system, catalog_);
   auto& r = out.resolved;
   r.platform = out.mapping.platform;
+  // Whether the InfiniBand fabric reduces (SHARP) no system description says: the calibration's
+  // declared choice decides, with the evidence it states (docs/CALIBRATION.md).
+  if (r.platform.fabric.in_network_reduction && !calibration.choice(model::kSharpOnInfinibandChoice, true)) {
+    r.platform.fabric.in_network_reduction = false;
+    out.mapping.notes.push_back("SHARP not assumed: the calibration's declared choice " +
+                                std::string(model::kSharpOnInfinibandChoice) + " is 0");
+  }
   r.workload = workload(benchmark);
   r.convergence = convergence_.at(benchmark);
   const model::GpuType& gpu = r.platform.gpu_types.at(out.mapping.gpu_type);

@@ -32,6 +32,12 @@ LinkFractions Calibration::link_fractions() const
   return links;
 }
 
+bool Calibration::choice(const std::string& name, bool otherwise) const
+{
+  const auto it = choices.find(name);
+  return it != choices.end() ? it->second.value >= 0.5 : otherwise;
+}
+
 double Calibration::overhead_s_for(const std::string& benchmark) const
 {
   const auto it = overhead_s.find(benchmark);
@@ -65,6 +71,8 @@ ParameterRange parameter_range(const std::string& key)
     return kNetworkRange;
   if (key == "collective")
     return kCollectiveCostRange_s;
+  if (key == "choices")
+    return kChoiceRange;
   if (key == "step_overhead")
     return kStepOverheadRange_s;
   if (key == "overhead")

@@ -58,6 +58,10 @@ struct Calibration {
   /// the fit against MLPerf: a property of the links, not of a benchmark.
   std::map<std::string, CalibratedValue> network;
   std::map<std::string, CalibratedValue> collective_s; ///< "fixed", "simple_step" -> seconds (LinkFractions)
+  /// Modelling choices the data cannot show directly, declared with the evidence for them (1 taken,
+  /// 0 not): "sharp_on_infiniband", whether MLPerf systems on InfiniBand HDR/NDR/XDR reduce in the
+  /// network (no system description says).
+  std::map<std::string, CalibratedValue> choices;
   std::map<std::string, CalibratedValue> overhead_s; ///< benchmark -> seconds added to every run
   std::map<std::string, CalibratedValue> step_overhead_s; ///< benchmark -> seconds added to every step
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
@@ -74,6 +78,7 @@ struct Calibration {
     visit("memory", self.memory, false);
     visit("network", self.network, false);
     visit("collective", self.collective_s, true);
+    visit("choices", self.choices, false);
     visit("overhead", self.overhead_s, true);
     visit("step_overhead", self.step_overhead_s, true);
   }
@@ -83,6 +88,8 @@ struct Calibration {
   Efficiency efficiency_for(const std::string& benchmark, const std::string& generation) const;
   /// The link fractions and collective costs of `network` and `collective` (no what-ifs).
   LinkFractions link_fractions() const;
+  /// The declared choice `name` (choices), or `otherwise` when the calibration has none.
+  bool choice(const std::string& name, bool otherwise) const;
   /// Seconds added to every run of `benchmark` (0 when the calibration has none).
   double overhead_s_for(const std::string& benchmark) const;
   /// The batch-size rule for `accelerators`; nullopt when the benchmark has none.
@@ -103,6 +110,9 @@ inline constexpr ParameterRange kGenerationRange{0.2, 3.0};  ///< generation[...
 inline constexpr ParameterRange kMemoryRange{0.05, 3.0};     ///< memory[benchmark]
 inline constexpr ParameterRange kNetworkRange{0.02, 1.0};    ///< network[link class]: no link above its line rate
 inline constexpr ParameterRange kCollectiveCostRange_s{0.0, 1e-3}; ///< collective[fixed, simple_step], seconds
+inline constexpr ParameterRange kChoiceRange{0.0, 1.0};             ///< choices[...]: 1 taken, 0 not
+/// The choice that decides whether InfiniBand MLPerf systems get SHARP (Calibration::choices).
+inline constexpr const char* kSharpOnInfinibandChoice = "sharp_on_infiniband";
 inline constexpr ParameterRange kStepOverheadRange_s{0.0, 2.0};  ///< step_overhead[benchmark], seconds
 inline constexpr ParameterRange kRunOverheadRange_s{0.0, 1800.0}; ///< overhead[benchmark], seconds
 /// The range of the group stored under `key` in calibration/mlperf.yaml (Calibration::for_each_group).

@@ -2,13 +2,16 @@
 // alpha-beta closed forms (SimGrid CM02, factors 1, no cross-traffic) and as properties over the
 // shipped platforms.
 
+#include "sim/config/CalibrationReader.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/engine/CollectiveBenchmark.hpp"
 #include "sim/engine/TopologyGraph.hpp"
+#include "sim/model/ScenarioResolution.hpp"
 #include "tests/support/SyntheticPlatforms.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 
 using namespace gpuscale;
@@ -113,7 +116,6 @@ TEST_CASE("engine collective benchmark times each size from a common start", "[e
 TEST_CASE("engine collective benchmark time never decreases with the size on the shipped platforms",
           "[engine][collectives][benchmark]")
 {
-  // auto is left out: it switches algorithm at a size threshold, which may make a larger size faster.
   std::vector<double> sizes;
   for (double bytes = 8; bytes <= 4.0 * (1 << 30); bytes *= 8)
     sizes.push_back(bytes);
@@ -128,8 +130,8 @@ TEST_CASE("engine collective benchmark time never decreases with the size on the
     const int gpus = std::min(c.gpus, platform.gpu_count());
     for (auto op : {NcclTestsCollective::AllReduce, NcclTestsCollective::ReduceScatter, NcclTestsCollective::AllGather,
                     NcclTestsCollective::Broadcast, NcclTestsCollective::AllToAll})
-      for (auto algorithm : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::RingFlow, CollectiveAlgorithm::Hierarchical,
-                             CollectiveAlgorithm::HalvingDoubling}) {
+      for (auto algorithm : {CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, CollectiveAlgorithm::RingFlow,
+                             CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::HalvingDoubling}) {
         if (engine::benchmark_algorithm_problem(op, algorithm))
           continue;
         const auto times = times_of(platform, op, algorithm, gpus, sizes);
@@ -158,4 +160,49 @@ TEST_CASE("engine collective benchmark refuses GPUs the platform lacks and algor
         "alltoall simulates every GPU pair's flow at once (p(p-1) flows and routes): at most 512 GPUs, got 513");
   CHECK_FALSE(engine::benchmark_size_problem(NcclTestsCollective::AllToAll, 512));
   CHECK_FALSE(engine::benchmark_size_problem(NcclTestsCollective::AllReduce, 8192));
+}
+
+TEST_CASE("engine no collective on a shipped platform sends faster than its GPUs' links run at line rate",
+          "[engine][collectives][benchmark]")
+{
+  // With the committed link fractions and costs, every algorithm, operation and size: the busiest
+  // rank's bytes on the wire (LL's flags included) never leave it faster than its links together at
+  // their datasheet rates (scale-up links plus its path to a NIC), and never faster than each usable
+  // fraction allows. A collective whose busbw beats line rate has moved bytes no link carried.
+  const model::LinkFractions links = model::resolve_link_fractions(&config::default_calibration(), model::Efficiency{});
+  engine::BenchmarkNetwork network;
+  network.links = links;
+  const std::vector<double> sizes{1 << 20, 64 << 20, 1 << 30};
+  namespace fs = std::filesystem;
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(GPUSCALE_SOURCE_DIR) + "/platforms")) {
+    if (entry.path().extension() != ".yaml")
+      continue;
+    const auto platform = config::read_platform(entry.path().string());
+    const auto& node = platform.node_type_of_group(0);
+    const double egress_line_Bps = node.intra_bw_Bps + (node.nic_count > 0 ? node.pcie_bw_Bps : 0.0);
+    for (int gpus : {node.gpus_per_node, 2 * node.gpus_per_node}) {
+      if (gpus > platform.gpu_count() || gpus < 2)
+        continue;
+      for (auto op : {NcclTestsCollective::AllReduce, NcclTestsCollective::ReduceScatter, NcclTestsCollective::AllGather})
+        for (auto algorithm : {CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, CollectiveAlgorithm::RingFlow,
+                               CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::HierarchicalFlow,
+                               CollectiveAlgorithm::HalvingDoubling}) {
+          engine::CollectiveBenchmarkSpec spec;
+          spec.op = op;
+          spec.algorithm = algorithm;
+          spec.gpus = gpus;
+          spec.sizes_bytes = sizes;
+          for (const auto& row : engine::benchmark_collective(platform, spec, network)) {
+            INFO(entry.path().filename().string() << ", " << gpus << " GPUs, " << model::to_string(op) << ", "
+                                                  << model::to_string(algorithm) << " (" << row.algorithm << "), "
+                                                  << row.bytes << " B");
+            CHECK(row.max_rank_sent_bytes > 0);
+            CHECK(row.max_rank_sent_bytes <= row.time_s * egress_line_Bps * (1 + 1e-9));
+            ++checked;
+          }
+        }
+    }
+  }
+  CHECK(checked > 300);
 }

@@ -140,34 +140,33 @@ engine::TopologyGraph rail_topology(const Hierarchy& h)
                                 h.nodes * h.per_node);
 }
 
-/// A pipelined hierarchical collective: the slower of its two lanes, the latencies its flows did not
-/// pay, and the fill, the faster lane's bandwidth time over the chunks (kPipelineChunkBytes per rail).
-double pipelined_s(double intra_lane_s, double cross_lane_s, double unpaid_s, double fast_lane_bandwidth_s,
+/// A pipelined hierarchical collective: the slower of its two lanes (each with all its latencies),
+/// plus the fill: the faster lane's latencies and its bandwidth time over the chunks
+/// (kPipelineChunkBytes per rail). With one chunk, the two lanes one after the other.
+double pipelined_s(double intra_latency_s, double intra_bandwidth_s, double cross_latency_s, double cross_bandwidth_s,
                    double bytes, int per_node)
 {
   const double chunks = std::max(1.0, std::floor(bytes / (engine::kPipelineChunkBytes * per_node)));
-  return std::max(intra_lane_s, cross_lane_s) + unpaid_s + fast_lane_bandwidth_s / chunks;
+  const double intra_s = intra_latency_s + intra_bandwidth_s;
+  const double cross_s = cross_latency_s + cross_bandwidth_s;
+  const bool intra_faster = intra_s <= cross_s;
+  const double fill_s = intra_faster ? intra_latency_s + intra_bandwidth_s / chunks
+                                     : cross_latency_s + cross_bandwidth_s / chunks;
+  return std::max(intra_s, cross_s) + fill_s;
 }
 
 /// The closed form of hierarchical `op` of `s` bytes on `h`: intra-node phases on one lane,
-/// cross-node ones on the other (RingExecution), per step or at flow level.
-double hierarchical_closed_form(const Hierarchy& h, engine::CollectiveOp op, double s, bool flow_level)
+/// cross-node ones on the other (RingExecution); per step and at flow level alike, since a lane pays
+/// the latencies its flows did not at its own end.
+double hierarchical_closed_form(const Hierarchy& h, engine::CollectiveOp op, double s)
 {
   const double g = h.per_node;
   const double n = h.nodes;
   const int intra_phases = op == engine::CollectiveOp::AllReduce ? 2 : 1; // reduce-scatter (+ all-gather)
   const int cross_rounds = op == engine::CollectiveOp::AllReduce ? 2 : 1;
-  const double intra_bandwidth_s = intra_phases * (g - 1) / g * s / h.bandwidth_i;
-  const double cross_bandwidth_s = cross_rounds * (n - 1) / n * s / (g * h.bandwidth_e);
-  const double intra_steps = intra_phases * (g - 1);
-  const double cross_steps = cross_rounds * (n - 1);
-  const double fast_s = std::min(intra_bandwidth_s, cross_bandwidth_s);
-  if (!flow_level) // every step pays its route latency
-    return pipelined_s(intra_steps * h.alpha_i + intra_bandwidth_s, cross_steps * h.alpha_e + cross_bandwidth_s, 0.0,
-                       fast_s, s, h.per_node);
-  // One flow per phase pays one latency; the others are slept at the end.
-  return pipelined_s(intra_phases * h.alpha_i + intra_bandwidth_s, h.alpha_e + cross_bandwidth_s,
-                     (intra_steps - intra_phases) * h.alpha_i + (cross_steps - 1) * h.alpha_e, fast_s, s, h.per_node);
+  return pipelined_s(intra_phases * (g - 1) * h.alpha_i, intra_phases * (g - 1) / g * s / h.bandwidth_i,
+                     cross_rounds * (n - 1) * h.alpha_e, cross_rounds * (n - 1) / n * s / (g * h.bandwidth_e), s,
+                     h.per_node);
 }
 
 } // namespace
@@ -179,12 +178,11 @@ TEST_CASE("engine hierarchical all-reduce, reduce-scatter and all-gather match t
       const auto topology = rail_topology(h);
       const auto ranks = testing::first_ranks(h.nodes * h.per_node);
       for (auto algorithm : {model::CollectiveAlgorithm::Hierarchical, model::CollectiveAlgorithm::HierarchicalFlow}) {
-        const bool flow = algorithm == model::CollectiveAlgorithm::HierarchicalFlow;
         INFO(s << " B, " << h.nodes << " nodes x " << h.per_node << " GPUs, " << model::to_string(algorithm));
         for (auto op : {engine::CollectiveOp::AllReduce, engine::CollectiveOp::ReduceScatter, engine::CollectiveOp::AllGather}) {
           INFO(engine::to_string(op));
           CHECK(testing::time_uncontended(topology, {{ranks, s, algorithm, op}}) ==
-                Approx(hierarchical_closed_form(h, op, s, flow)).epsilon(1e-6));
+                Approx(hierarchical_closed_form(h, op, s)).epsilon(1e-6));
         }
       }
     }
@@ -206,7 +204,7 @@ TEST_CASE("engine pipelined hierarchical all-reduce approaches its slower lane a
                                                                            25e9, model::FabricTopology::RailOptimized),
                                                32);
   const double t = testing::time_uncontended(topology, {{testing::first_ranks(32), s, model::CollectiveAlgorithm::HierarchicalFlow}});
-  CHECK(t == Approx(hierarchical_closed_form(h, engine::CollectiveOp::AllReduce, s, true)).epsilon(1e-6));
+  CHECK(t == Approx(hierarchical_closed_form(h, engine::CollectiveOp::AllReduce, s)).epsilon(1e-6));
   CHECK(t > cross_s);
   CHECK(t < 1.01 * cross_s);
   CHECK(t < 0.8 * (cross_s + intra_s));
@@ -236,19 +234,40 @@ TEST_CASE("engine flat ring across nodes runs one channel per rail: bounded by t
 TEST_CASE("engine::choose_algorithm picks as NCCL roughly would", "[engine][collectives]")
 {
   using model::CollectiveAlgorithm;
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 8, false) == CollectiveAlgorithm::Ring);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 64, true) == CollectiveAlgorithm::Hierarchical);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 1024, true) == CollectiveAlgorithm::HierarchicalFlow);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 1024, false) == CollectiveAlgorithm::RingFlow);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Ring, 1024, true) == CollectiveAlgorithm::Ring);
+}
+
+TEST_CASE("engine::plan_collective under auto takes the faster estimate: halving-doubling and LL for small all-reduces",
+          "[engine][collectives]")
+{
+  // 4 nodes x 8 GPUs with NCCL-like costs: tiny all-reduces go latency-bound (halving-doubling, LL),
+  // large ones bandwidth-bound (the pipelined hierarchy, Simple); the estimate never drops with size.
+  const auto topology = rail_topology(Hierarchy{4, 8});
+  model::LinkFractions links;
+  links.collective_fixed_s = 5e-6;
+  links.simple_step_s = 2e-6;
+  const auto shape = engine::make_communicator_layout(testing::first_ranks(32), topology, links).shape();
   using engine::CollectiveOp;
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 8, false, 64e6) ==
-        CollectiveAlgorithm::Ring);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 64, true, 64e6) ==
-        CollectiveAlgorithm::Hierarchical);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 1024, true, 64e6) ==
-        CollectiveAlgorithm::HierarchicalFlow);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::AllReduce, 1024, true, 64e3) ==
-        CollectiveAlgorithm::HalvingDoubling);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, CollectiveOp::ReduceScatter, 1024, true, 64e3) ==
-        CollectiveAlgorithm::HierarchicalFlow);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Ring, CollectiveOp::AllReduce, 1024, true, 64e3) ==
-        CollectiveAlgorithm::Ring);
+  const auto small = engine::plan_collective(CollectiveOp::AllReduce, model::CollectiveAlgorithm::Auto, shape, 4096);
+  CHECK(small.algorithm == "halving_doubling");
+  CHECK(small.execution.protocol == engine::Protocol::LowLatency);
+  const auto large = engine::plan_collective(CollectiveOp::AllReduce, model::CollectiveAlgorithm::Auto, shape, 1e9);
+  CHECK(large.algorithm == "hierarchical");
+  CHECK(large.execution.protocol == engine::Protocol::Simple);
+  CHECK(large.execution.pipelined);
+  double previous_s = 0;
+  for (double bytes = 8; bytes <= 4e9; bytes *= 2) {
+    const auto plan = engine::plan_collective(CollectiveOp::AllReduce, model::CollectiveAlgorithm::Auto, shape, bytes);
+    INFO(bytes << " B: " << plan.algorithm);
+    CHECK(plan.estimate_s >= previous_s);
+    previous_s = plan.estimate_s;
+  }
+  // Named algorithms are not replaced.
+  CHECK(engine::plan_collective(CollectiveOp::AllReduce, model::CollectiveAlgorithm::Ring, shape, 4096).algorithm == "ring");
 }
 
 TEST_CASE("engine auto all-reduce in an NVLS switch moves (1 + 1/p) S at NVLS's fraction, against the ring's 2(p-1)/p S",
@@ -294,21 +313,17 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
     auto platform = testing::synthetic_platform(h.nodes, h.per_node, kLinkBps, kHopLatency_s, 25e9,
                                                 model::FabricTopology::RailOptimized);
     const auto plain = engine::build_topology(platform, h.nodes * h.per_node);
+    const double intra_latency_s = 2 * (g - 1) * h.alpha_i;
     const double intra_s = 2 * (g - 1) / g * s / h.bandwidth_i;
-    const double intra_lane_s = (flow ? 2 : 2 * (g - 1)) * h.alpha_i + intra_s;
-    const double intra_unpaid_s = flow ? 2 * (g - 2) * h.alpha_i : 0.0;
     const double ring_s = 2 * (n - 1) / n * s / (g * h.bandwidth_e);
     // Flow level: the tree's 2 ceil(log2 n) latencies instead of the ring's 2(n-1).
     const int log2_n = static_cast<int>(std::ceil(std::log2(n)));
-    const double tree = pipelined_s(intra_lane_s, h.alpha_e + ring_s,
-                                    intra_unpaid_s + (2 * log2_n - 1) * h.alpha_e, std::min(intra_s, ring_s), s,
-                                    h.per_node);
-    const double ring = hierarchical_closed_form(h, engine::CollectiveOp::AllReduce, s, flow);
+    const double tree = pipelined_s(intra_latency_s, intra_s, 2 * log2_n * h.alpha_e, ring_s, s, h.per_node);
+    const double ring = hierarchical_closed_form(h, engine::CollectiveOp::AllReduce, s);
     platform.fabric.in_network_reduction = true;
     const auto sharp_topology = engine::build_topology(platform, h.nodes * h.per_node);
-    const double sharp_s = s / (g * h.bandwidth_e);
-    const double sharp = pipelined_s(intra_lane_s, h.alpha_e + sharp_s, intra_unpaid_s + h.alpha_e,
-                                     std::min(intra_s, sharp_s), s, h.per_node);
+    // SHARP: S/g up and down once, the route latency twice.
+    const double sharp = pipelined_s(intra_latency_s, intra_s, 2 * h.alpha_e, s / (g * h.bandwidth_e), s, h.per_node);
     INFO(h.nodes << " nodes x " << h.per_node << " GPUs");
     const engine::CollectiveOp all_reduce = engine::CollectiveOp::AllReduce;
     CHECK(testing::time_uncontended(plain, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
@@ -318,7 +333,7 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
     // The named algorithms keep their rings on either fabric.
     CHECK(testing::time_uncontended(sharp_topology,
                                     {{ranks, s, model::CollectiveAlgorithm::HierarchicalFlow, all_reduce}}) ==
-          Approx(hierarchical_closed_form(h, all_reduce, s, true)).epsilon(1e-6));
+          Approx(hierarchical_closed_form(h, all_reduce, s)).epsilon(1e-6));
   }
 }
 

@@ -204,6 +204,8 @@ void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, cons
   }
   const std::vector<RingGroup> whole{layout.whole};
   std::vector<double> unpaid_s(static_cast<std::size_t>(p), 0.0);
+  std::array<std::vector<double>, 2> lane_unpaid_s; // pipelined: what each lane owes at its own end
+  lane_unpaid_s.fill(std::vector<double>(static_cast<std::size_t>(p), 0.0));
   for (int j = 0; j < p; ++j) {
     const RingExecution& e = plans[static_cast<std::size_t>(j)].execution;
     unpaid_s[static_cast<std::size_t>(j)] = e.fixed_s + (e.pipelined ? e.fill_s : 0.0);
@@ -227,8 +229,11 @@ void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, cons
           route_latency_s = std::max(
               route_latency_s,
               members.latency_s(member, group.members[static_cast<std::size_t>(group.channels[static_cast<std::size_t>(c)][k])]));
-        unpaid_s[static_cast<std::size_t>(member)] +=
-            (t.latencies - t.paid_latencies) * route_latency_s + t.steps * own.execution.step_s;
+        const double owed_s = (t.latencies - t.paid_latencies) * route_latency_s + t.steps * own.execution.step_s;
+        if (own.execution.pipelined)
+          lane_unpaid_s[plan.rings[f].scope == RingPhase::Scope::Crosses ? 1 : 0][static_cast<std::size_t>(member)] += owed_s;
+        else
+          unpaid_s[static_cast<std::size_t>(member)] += owed_s;
         any = any || t.transfers > 0;
         g.transfers.push_back(t);
       }
@@ -263,12 +268,13 @@ void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, cons
     }
     const std::vector<double> start_s = clock_s;
     std::vector<double> end_s = clock_s;
-    for (const auto& lane : lanes) {
+    for (std::size_t l = 0; l < lanes.size(); ++l) {
       clock_s = start_s;
-      for (const auto& slot : lane)
+      for (const auto& slot : lanes[l])
         exchange_once(members, slot);
       for (std::size_t j = 0; j < end_s.size(); ++j)
-        end_s[j] = std::max(end_s[j], clock_s[j]);
+        if (!lanes[l].empty())
+          end_s[j] = std::max(end_s[j], clock_s[j] + lane_unpaid_s[l][j]);
     }
     clock_s = end_s;
   }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gpuscale::engine {
 
@@ -26,13 +27,10 @@ std::string to_string(CollectiveOp op)
   return "?";
 }
 
-CollectiveAlgorithm choose_algorithm(CollectiveAlgorithm requested, CollectiveOp op, int size, bool hierarchical,
-                                     double bytes)
+CollectiveAlgorithm choose_algorithm(CollectiveAlgorithm requested, int size, bool hierarchical)
 {
   if (requested != CollectiveAlgorithm::Auto)
     return requested;
-  if (op == CollectiveOp::AllReduce && bytes < kAutoLatencyBoundBytes && is_power_of_two(size) && size > 2)
-    return CollectiveAlgorithm::HalvingDoubling;
   const bool flow = size > kAutoFlowLevelAbove;
   if (hierarchical)
     return flow ? CollectiveAlgorithm::HierarchicalFlow : CollectiveAlgorithm::Hierarchical;
@@ -115,63 +113,99 @@ int halving_doubling_steps(int p)
   return steps;
 }
 
-void choose_execution(const RingPlan& rings, const CommunicatorShape& shape, bool pipelined, RingExecution& execution)
+namespace {
+
+/// Route latency of one hop of a phase of `scope` (CollectiveCosts).
+double scope_latency_s(RingPhase::Scope scope, const CommunicatorShape& shape)
 {
-  const CollectiveCosts& costs = shape.costs;
-  execution.fixed_s = costs.fixed_s;
-  double steps = 0, bandwidth_s = 0, buffer = 0;
-  double lane_s[2] = {0, 0}; // intra-node, cross-node (RingExecution)
-  for (const RingPhase& phase : rings) {
-    const int q = scope_size(phase.scope, shape);
-    const double rate = scope_rate_Bps(phase.scope, shape);
-    const double t = rate > 0 ? phase_bytes(phase, q) / rate : 0.0;
-    if (!phase.in_network) {
-      steps += phase.rounds * std::max(0, q - 1);
-      bandwidth_s += t;
-    }
-    lane_s[phase.scope == RingPhase::Scope::Crosses ? 1 : 0] += t;
-    buffer = std::max(buffer, phase.buffer_bytes);
+  const CollectiveCosts& c = shape.costs;
+  switch (scope) {
+    case RingPhase::Scope::Locals: return c.local_latency_s;
+    case RingPhase::Scope::Crosses: return c.cross_latency_s;
+    case RingPhase::Scope::Whole: break;
   }
-  const bool low_latency = steps * costs.simple_step_s > (model::kLowLatencyWireFactor - 1) * bandwidth_s;
-  execution.protocol = low_latency ? Protocol::LowLatency : Protocol::Simple;
-  execution.wire_factor = low_latency ? model::kLowLatencyWireFactor : 1.0;
-  execution.step_s = low_latency ? 0.0 : costs.simple_step_s;
-  execution.pipelined = pipelined && rings.size() > 1;
-  if (execution.pipelined) {
-    // The faster lane delays the end by the time one chunk takes through it: the per-channel
-    // chunk times the rails (one channel each) make a chunk of the whole buffer.
-    const double chunks = std::max(1.0, std::floor(buffer / (kPipelineChunkBytes * std::max(1, shape.per_node))));
-    execution.fill_s = execution.wire_factor * std::min(lane_s[0], lane_s[1]) / chunks;
-  }
+  return shape.nodes > 1 ? c.cross_latency_s : c.local_latency_s; // a step waits for its slowest hop
 }
 
-CollectivePlan plan_collective(CollectiveOp op, CollectiveAlgorithm requested, const CommunicatorShape& shape,
-                               double bytes)
+/// The uncontended time of `rings` run as `execution` (granularity and pipelining set), with the
+/// pipeline fill it implies (set in `execution`).
+double estimate_rings_s(const RingPlan& rings, const CommunicatorShape& shape, RingExecution& execution)
+{
+  double lane_s[2] = {0, 0};           // intra-node, cross-node (RingExecution)
+  double lane_bandwidth_s[2] = {0, 0}; // their bandwidth terms
+  double buffer = 0;
+  for (const RingPhase& phase : rings) {
+    const int q = scope_size(phase.scope, shape);
+    if (q < 2 || phase.buffer_bytes <= 0)
+      continue;
+    const double rate = scope_rate_Bps(phase.scope, shape);
+    const double wire = phase.in_network ? 1.0 : execution.wire_factor;
+    const double bandwidth_s = rate > 0 ? wire * phase_bytes(phase, q) / rate : 0.0;
+    const int steps = phase.in_network ? 0 : phase.rounds * (q - 1);
+    const int latencies = phase.in_network ? 2
+                          : execution.granularity == Granularity::FlowLevel ? flow_level_latencies(phase, steps, q)
+                                                                           : steps;
+    const int lane = execution.pipelined && phase.scope == RingPhase::Scope::Crosses ? 1 : 0;
+    lane_s[lane] += latencies * scope_latency_s(phase.scope, shape) + steps * execution.step_s + bandwidth_s;
+    lane_bandwidth_s[lane] += bandwidth_s;
+    buffer = std::max(buffer, phase.buffer_bytes);
+  }
+  execution.fill_s = 0;
+  if (execution.pipelined) {
+    // The faster lane delays the end by the time the first (or last) chunk takes through it: all
+    // its latencies, and its bandwidth time over the chunks (the per-channel chunk times the rails,
+    // one channel each, make a chunk of the whole buffer). One chunk: the lanes one after the other.
+    const double chunks = std::max(1.0, std::floor(buffer / (kPipelineChunkBytes * std::max(1, shape.per_node))));
+    const int faster = lane_s[0] <= lane_s[1] ? 0 : 1;
+    execution.fill_s = lane_s[faster] - lane_bandwidth_s[faster] + lane_bandwidth_s[faster] / chunks;
+  }
+  return execution.fixed_s + std::max(lane_s[0], lane_s[1]) + execution.fill_s;
+}
+
+void set_protocol(RingExecution& execution, Protocol protocol, const CollectiveCosts& costs)
+{
+  execution.protocol = protocol;
+  execution.wire_factor = protocol == Protocol::LowLatency ? model::kLowLatencyWireFactor : 1.0;
+  execution.step_s = protocol == Protocol::LowLatency ? 0.0 : costs.simple_step_s;
+}
+
+/// Rabenseifner's uncontended time: 2 log2 p exchanges of the ring's bytes in all.
+double estimate_halving_doubling_s(const CommunicatorShape& shape, double bytes, const RingExecution& execution)
+{
+  const double rate = scope_rate_Bps(RingPhase::Scope::Whole, shape);
+  const int steps = halving_doubling_steps(shape.size);
+  return execution.fixed_s + steps * (scope_latency_s(RingPhase::Scope::Whole, shape) + execution.step_s) +
+         (rate > 0 ? execution.wire_factor * 2.0 * bytes * (shape.size - 1) / shape.size / rate : 0.0);
+}
+
+} // namespace
+
+double choose_execution(const RingPlan& rings, const CommunicatorShape& shape, bool pipelined, RingExecution& execution)
+{
+  execution.fixed_s = shape.costs.fixed_s;
+  execution.pipelined = pipelined && rings.size() > 1;
+  double best_s = std::numeric_limits<double>::infinity();
+  Protocol best = Protocol::Simple;
+  for (Protocol protocol : {Protocol::Simple, Protocol::LowLatency}) {
+    set_protocol(execution, protocol, shape.costs);
+    const double t = estimate_rings_s(rings, shape, execution);
+    if (t < best_s) {
+      best_s = t;
+      best = protocol;
+    }
+  }
+  set_protocol(execution, best, shape.costs);
+  estimate_rings_s(rings, shape, execution); // the fill of the chosen protocol
+  return best_s;
+}
+
+namespace {
+
+/// The plan of `algorithm` (not halving-doubling) with `shortcut`, and its estimate.
+CollectivePlan ring_based_plan(CollectiveOp op, CollectiveAlgorithm algorithm, SwitchReduction shortcut,
+                               const CommunicatorShape& shape, double bytes)
 {
   CollectivePlan plan;
-  if (shape.size < 2 || bytes <= 0)
-    return plan;
-  const CollectiveAlgorithm algorithm = choose_algorithm(requested, op, shape.size, shape.hierarchical, bytes);
-  const SwitchReduction shortcut = choose_switch_reduction(requested, algorithm, op, shape.size,
-                                                           shape.in_switch_reduction, shape.in_network_reduction);
-  if (algorithm == CollectiveAlgorithm::HalvingDoubling && op == CollectiveOp::AllReduce) {
-    if (is_power_of_two(shape.size)) {
-      plan.halving_doubling = true;
-      // Its exchanges move the ring's bytes in log2 p steps each way.
-      plan.execution.fixed_s = shape.costs.fixed_s;
-      const bool low_latency = halving_doubling_steps(shape.size) * shape.costs.simple_step_s >
-                               (model::kLowLatencyWireFactor - 1) * 2.0 * bytes *
-                                   (shape.size - 1) / shape.size / scope_rate_Bps(RingPhase::Scope::Whole, shape);
-      plan.execution.protocol = low_latency ? Protocol::LowLatency : Protocol::Simple;
-      plan.execution.wire_factor = low_latency ? model::kLowLatencyWireFactor : 1.0;
-      plan.execution.step_s = low_latency ? 0.0 : shape.costs.simple_step_s;
-    } else { // Rabenseifner needs a power of two: the per-step ring instead
-      plan.rings = ring_all_reduce_plan(bytes);
-      choose_execution(plan.rings, shape, false, plan.execution);
-    }
-    return plan;
-  }
-  // Halving-doubling is an all-reduce algorithm: other operations take rings.
   const bool hierarchical =
       algorithm == CollectiveAlgorithm::Hierarchical || algorithm == CollectiveAlgorithm::HierarchicalFlow;
   switch (op) {
@@ -195,8 +229,57 @@ CollectivePlan plan_collective(CollectiveOp op, CollectiveAlgorithm requested, c
   }
   const bool flow_level =
       algorithm == CollectiveAlgorithm::RingFlow || algorithm == CollectiveAlgorithm::HierarchicalFlow;
-  choose_execution(plan.rings, shape, hierarchical && shape.hierarchical, plan.execution);
   plan.execution.granularity = flow_level ? Granularity::FlowLevel : Granularity::PerStep;
+  plan.estimate_s = choose_execution(plan.rings, shape, hierarchical && shape.hierarchical, plan.execution);
+  plan.algorithm = describe_algorithm(algorithm, shortcut);
+  return plan;
+}
+
+CollectivePlan halving_doubling_plan(const CommunicatorShape& shape, double bytes)
+{
+  CollectivePlan plan;
+  if (!is_power_of_two(shape.size)) { // Rabenseifner needs a power of two: the per-step ring instead
+    plan = ring_based_plan(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, SwitchReduction::None, shape, bytes);
+    return plan;
+  }
+  plan.halving_doubling = true;
+  plan.execution.fixed_s = shape.costs.fixed_s;
+  plan.estimate_s = std::numeric_limits<double>::infinity();
+  for (Protocol protocol : {Protocol::Simple, Protocol::LowLatency}) {
+    RingExecution e = plan.execution;
+    set_protocol(e, protocol, shape.costs);
+    if (const double t = estimate_halving_doubling_s(shape, bytes, e); t < plan.estimate_s) {
+      plan.estimate_s = t;
+      plan.execution = e;
+    }
+  }
+  plan.algorithm = model::to_string(CollectiveAlgorithm::HalvingDoubling);
+  return plan;
+}
+
+} // namespace
+
+CollectivePlan plan_collective(CollectiveOp op, CollectiveAlgorithm requested, const CommunicatorShape& shape,
+                               double bytes)
+{
+  if (shape.size < 2 || bytes <= 0)
+    return {};
+  const CollectiveAlgorithm algorithm = choose_algorithm(requested, shape.size, shape.hierarchical);
+  if (algorithm == CollectiveAlgorithm::HalvingDoubling) {
+    if (op == CollectiveOp::AllReduce)
+      return halving_doubling_plan(shape, bytes);
+    // Halving-doubling is an all-reduce algorithm: other operations take the ring.
+    return ring_based_plan(op, CollectiveAlgorithm::Ring, SwitchReduction::None, shape, bytes);
+  }
+  const SwitchReduction shortcut = choose_switch_reduction(requested, algorithm, op, shape.size,
+                                                           shape.in_switch_reduction, shape.in_network_reduction);
+  CollectivePlan plan = ring_based_plan(op, algorithm, shortcut, shape, bytes);
+  // Under auto, NCCL's tuner takes the algorithm its cost model says is fastest: for small
+  // all-reduces the log2 p latencies of halving-doubling (what its trees buy) against the ring's.
+  if (requested == CollectiveAlgorithm::Auto && op == CollectiveOp::AllReduce && is_power_of_two(shape.size) &&
+      shape.size > 2)
+    if (CollectivePlan alternative = halving_doubling_plan(shape, bytes); alternative.estimate_s < plan.estimate_s)
+      return alternative;
   return plan;
 }
 

@@ -15,14 +15,10 @@ std::string to_string(CollectiveOp op);
 /// Communicators larger than this run their rings at flow level under `auto`: the per-step form
 /// costs O(p²) simulated communications (seconds at 1024 GPUs, see docs/BENCHMARKS.md).
 inline constexpr int kAutoFlowLevelAbove = 64;
-/// Below this size an all-reduce is latency-bound; `auto` takes halving-doubling (log p latencies,
-/// NCCL's trees play that role) when the size is a power of two.
-inline constexpr double kAutoLatencyBoundBytes = 1 << 20;
-
 /// Resolves `auto` for a communicator of `size` ranks: hierarchical across nodes, ring inside one,
-/// flow-level above kAutoFlowLevelAbove ranks, halving-doubling for small all-reduces.
-model::CollectiveAlgorithm choose_algorithm(model::CollectiveAlgorithm requested, CollectiveOp op, int size,
-                                            bool hierarchical, double bytes);
+/// flow-level above kAutoFlowLevelAbove ranks. plan_collective then takes halving-doubling instead
+/// for an all-reduce where its estimate is lower (small messages).
+model::CollectiveAlgorithm choose_algorithm(model::CollectiveAlgorithm requested, int size, bool hierarchical);
 
 /// What `auto` adds to an all-reduce where the hardware allows it, as NCCL does: NVLS in a switch
 /// that reduces (flat rings in one node), SHARP for the cross-node phase of a hierarchical one, and
@@ -45,6 +41,8 @@ struct CollectivePlan {
   bool halving_doubling = false; ///< recursive halving then doubling (p a power of two); `rings` unused
   RingPlan rings;
   RingExecution execution;
+  std::string algorithm = "none"; ///< what runs, as results name it (describe_algorithm)
+  double estimate_s = 0;          ///< uncontended estimate the choices were made on
 };
 
 /// NCCL's Simple protocol moves data through each channel in chunks of its buffer (NCCL_BUFFSIZE,
@@ -52,10 +50,11 @@ struct CollectivePlan {
 /// channel at a time, which sets how long the pipeline takes to fill.
 inline constexpr double kPipelineChunkBytes = 4.0 * 1024 * 1024 / 8;
 
-/// The protocol NCCL's tuner would pick for `rings` on `shape` (the faster by the uncontended
-/// estimate: LL when the Simple protocol's per-step synchronisation costs more than LL's doubled
-/// bytes), and the pipeline fill of a pipelined plan. Fills `execution` but its granularity.
-void choose_execution(const RingPlan& rings, const CommunicatorShape& shape, bool pipelined, RingExecution& execution);
+/// The protocol NCCL's tuner would pick for `rings` on `shape`, run at `execution`'s granularity:
+/// the faster by the uncontended estimate (route latencies, fixed cost, the Simple protocol's
+/// per-step synchronisation against LL's doubled bytes), and the pipeline fill of a pipelined plan.
+/// Fills `execution` but its granularity; returns the estimate.
+double choose_execution(const RingPlan& rings, const CommunicatorShape& shape, bool pipelined, RingExecution& execution);
 
 /// The plan for `op` of `bytes` with `requested` (auto resolved by choose_algorithm and
 /// choose_switch_reduction) on a communicator of `shape`. Empty when there is nothing to do

@@ -136,6 +136,19 @@ CommunicatorLayout make_communicator_layout(std::vector<int> gpu_ranks, const To
   }
 
   layout.costs = costs_of(first, links);
+  // One representative route of each kind for the estimates (the topology's own latencies).
+  const auto route_latency_s = [&](int a, int b) {
+    double latency_s = 0;
+    for (const RouteHop& hop : topology.route(layout.gpu_ranks[static_cast<std::size_t>(a)],
+                                              layout.gpu_ranks[static_cast<std::size_t>(b)]))
+      latency_s += topology.graph[topology.edges_by_id[hop.edge_id]].latency_s;
+    return latency_s;
+  };
+  const auto& local0 = layout.locals.front().members;
+  if (local0.size() > 1)
+    layout.costs.local_latency_s = route_latency_s(local0[0], local0[1]);
+  if (layout.locals.size() > 1)
+    layout.costs.cross_latency_s = route_latency_s(local0[0], layout.locals[1].members[0]);
   layout.in_switch_reduction =
       layout.locals.size() == 1 && topology.node_in_switch_reduction.at(static_cast<std::size_t>(node_order.front()));
   layout.in_network_reduction = layout.locals.size() > 1 && topology.fabric_in_network_reduction;

@@ -42,6 +42,8 @@ struct CollectiveCosts {
   double nvls_wire_factor = 1; ///< NVSwitch fraction / NVLS fraction: NVLS bytes go at the NVLS fraction
   double local_rate_Bps = 0;   ///< one rank's usable scale-up bandwidth, all its links together
   double cross_rate_Bps = 0;   ///< one rank's usable share of its node's NICs
+  double local_latency_s = 0;  ///< route latency from a GPU to another of its node
+  double cross_latency_s = 0;  ///< route latency from a GPU to the same-position GPU of another node
 };
 
 /// What choosing and planning a collective needs to know of its communicator: shared by the SimGrid

@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 #include <array>
@@ -66,7 +67,10 @@ void exchange_once(const std::vector<const MemberPhase*>& phases, CollectiveCoun
 
 /// The intra-node and the cross-node lane of a pipelined plan, each its transfers in order, the two
 /// independent of each other: a lane posts its next transfer as soon as its current one is done.
-void run_lanes(const std::vector<MemberPhase>& phases, CollectiveCounters& counters)
+/// `unpaid_s[lane]`: the route latencies and step costs each lane's transfers did not pay; a lane
+/// ends that long after its last transfer, and the call returns when both lanes have ended.
+void run_lanes(const std::vector<MemberPhase>& phases, const std::array<double, 2>& unpaid_s,
+               CollectiveCounters& counters)
 {
   struct Lane {
     std::vector<const MemberPhase*> transfers;
@@ -74,6 +78,7 @@ void run_lanes(const std::vector<MemberPhase>& phases, CollectiveCounters& count
     std::vector<simgrid::s4u::CommPtr> pending;
   };
   std::array<Lane, 2> lanes;
+  double end_s = simgrid::s4u::Engine::get_clock();
   for (const MemberPhase& p : phases)
     lanes[p.cross ? 1 : 0].transfers.insert(lanes[p.cross ? 1 : 0].transfers.end(),
                                             static_cast<std::size_t>(p.transfers.transfers), &p);
@@ -105,9 +110,15 @@ void run_lanes(const std::vector<MemberPhase>& phases, CollectiveCounters& count
     const auto done = static_cast<std::size_t>(simgrid::s4u::Comm::wait_any(all));
     Lane& lane = lanes[where[done].first];
     lane.pending.erase(lane.pending.begin() + static_cast<std::ptrdiff_t>(where[done].second));
-    if (lane.pending.empty() && lane.next < lane.transfers.size())
-      start(lane);
+    if (lane.pending.empty()) {
+      if (lane.next < lane.transfers.size())
+        start(lane);
+      else
+        end_s = std::max(end_s, simgrid::s4u::Engine::get_clock() + unpaid_s[where[done].first]);
+    }
   }
+  if (const double wait_s = end_s - simgrid::s4u::Engine::get_clock(); wait_s > 0)
+    simgrid::s4u::this_actor::sleep_for(wait_s);
 }
 
 } // namespace
@@ -149,6 +160,7 @@ void run_ring_plan(const RingPlan& plan, const RingExecution& execution, const C
                    CollectiveCounters& counters)
 {
   double unpaid_s = execution.fixed_s + (execution.pipelined ? execution.fill_s : 0.0);
+  std::array<double, 2> lane_unpaid_s{0, 0}; // pipelined: what each lane owes at its own end
   std::vector<MemberPhase> phases;
   phases.reserve(plan.size());
   for (const RingPhase& phase : plan) {
@@ -172,8 +184,12 @@ void run_ring_plan(const RingPlan& plan, const RingExecution& execution, const C
     for (int c = 0; c < p.channels; ++c)
       route_latency_s = std::max(route_latency_s, p.group->next_route_latency_s[static_cast<std::size_t>(c)]
                                                                                [static_cast<std::size_t>(p.member)]);
-    unpaid_s += (p.transfers.latencies - p.transfers.paid_latencies) * route_latency_s +
-                p.transfers.steps * execution.step_s;
+    const double owed_s = (p.transfers.latencies - p.transfers.paid_latencies) * route_latency_s +
+                          p.transfers.steps * execution.step_s;
+    if (execution.pipelined)
+      lane_unpaid_s[p.cross ? 1 : 0] += owed_s;
+    else
+      unpaid_s += owed_s;
     phases.push_back(p);
   }
   if (!execution.pipelined) {
@@ -181,7 +197,7 @@ void run_ring_plan(const RingPlan& plan, const RingExecution& execution, const C
       for (int i = 0; i < p.transfers.transfers; ++i)
         exchange_once({&p}, counters);
   } else {
-    run_lanes(phases, counters);
+    run_lanes(phases, lane_unpaid_s, counters);
   }
   if (unpaid_s > 0)
     simgrid::s4u::this_actor::sleep_for(unpaid_s);
