@@ -56,6 +56,18 @@ Evaluated simulate(const model::ResolvedScenario& run, const analysis::BatchPlan
   return {label, plan, run::run_scenario(planned, true)};
 }
 
+/// The same simulation under another row label: the label and the scenario name the results row
+/// records ("<name>/zero<stage>-<label>"), so that the plan row is called plan whichever candidate won.
+Evaluated relabelled(Evaluated e, int stage, const std::string& label)
+{
+  std::string& name = e.outcome.record.scenario;
+  const std::string old_suffix = fmt::format("/zero{}-{}", stage, e.label);
+  if (name.size() >= old_suffix.size() && name.compare(name.size() - old_suffix.size(), old_suffix.size(), old_suffix) == 0)
+    name.replace(name.size() - old_suffix.size(), old_suffix.size(), fmt::format("/zero{}-{}", stage, label));
+  e.label = label;
+  return e;
+}
+
 /// Better: simulated and faster.
 bool better(const std::optional<Evaluated>& candidate, const std::optional<Evaluated>& best)
 {
@@ -90,10 +102,8 @@ StageResult evaluate_stage(const model::ResolvedScenario& base, int stage, int c
   if (!uniform.shares.empty()) {
     result.uniform = simulate(run, uniform, "uniform", stage);
     // The uniform allocation is a candidate too: the plan is never worse than what DeepSpeed does.
-    if (better(result.uniform, result.plan)) {
-      result.plan = result.uniform;
-      result.plan->label = "plan";
-    }
+    if (better(result.uniform, result.plan))
+      result.plan = relabelled(*result.uniform, stage, "plan");
   }
 
   // Subsets leaving the slowest types out (types ordered by seconds per sample at their largest micro-batch),
@@ -122,10 +132,8 @@ StageResult evaluate_stage(const model::ResolvedScenario& base, int stage, int c
     std::optional<Evaluated> e = simulate(sub, sub_plans.front(), types.size() == 1 ? "subset" : "plan", stage);
     if (types.size() == 1 && better(e, result.subset))
       result.subset = e;
-    if (better(e, result.plan)) {
-      e->label = "plan";
-      result.plan = std::move(e);
-    }
+    if (better(e, result.plan))
+      result.plan = relabelled(*e, stage, "plan");
   }
   return result;
 }
