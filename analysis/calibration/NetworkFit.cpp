@@ -244,22 +244,19 @@ std::vector<NetworkParameter> network_parameter_candidates(const model::Platform
     if (std::find(candidates.begin(), candidates.end(), p) == candidates.end())
       candidates.push_back(p);
   };
-  bool spans_nodes = false;
+  bool nics = false;
   for (int count : gpus) {
-    const auto used = platform.groups_used(count);
-    int nodes = 0;
-    for (const auto& use : used) {
-      nodes += use.nodes;
+    for (const auto& use : platform.groups_used(count)) {
       const model::NodeType& node = platform.node_type_of_group(use.group);
+      nics = nics || node.nic_count > 0;
       const std::string& generation = platform.gpu_type_of(node).generation;
       const std::string suffix = generation.empty() ? "" : "@" + generation;
       add(NetworkParameter::Group::Network, model::to_string(model::scale_up_link_class(node.fabric)) + suffix);
       if (node.in_switch_reduction)
         add(NetworkParameter::Group::Network, model::kNvlsKey + suffix);
     }
-    spans_nodes = spans_nodes || nodes > 1;
   }
-  if (spans_nodes)
+  if (nics) // crossed only by benchmarks that span nodes: the probe of fit_network tells
     add(NetworkParameter::Group::Network, model::to_string(model::LinkClass::Nic));
   add(NetworkParameter::Group::Collective, "fixed");
   add(NetworkParameter::Group::Collective, "simple_step");

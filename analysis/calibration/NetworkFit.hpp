@@ -39,7 +39,8 @@ struct NetworkParameter {
 /// The parameters benchmarks of `gpus[i]` GPUs of `platform` (its first GPUs, as a run uses them) may
 /// depend on: the scale-up class of every node type they use, keyed by its accelerator generation
 /// (`nvswitch@hopper`: the links of the GPUs measured), `nvls@generation` where that node type reduces
-/// in its switches, `nic` when a benchmark spans more than one node, and the two collective costs.
+/// in its switches, `nic` where it has NICs (crossed only by benchmarks that span nodes), and the two
+/// collective costs.
 std::vector<NetworkParameter> network_parameter_candidates(const model::Platform& platform, const std::vector<int>& gpus);
 
 /// One measured series: the rows one simulator call covers (one nccl-tests log).
