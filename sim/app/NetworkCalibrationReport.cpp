@@ -39,6 +39,13 @@ std::string value_text(const analysis::NetworkParameter& p, double value)
                                                                 : fmt::format("{:.3f} us", value * 1e6);
 }
 
+/// A 1-sigma to two significant digits (one of 4e-05 would print as 0.0000).
+std::string sigma_text(const analysis::NetworkParameter& p, double sigma)
+{
+  return p.group == analysis::NetworkParameter::Group::Network ? fmt::format("{:.2g}", sigma)
+                                                                : fmt::format("{:.2g} us", sigma * 1e6);
+}
+
 } // namespace
 
 int series_rows(const std::vector<analysis::NetworkFitSeries>& series)
@@ -76,7 +83,7 @@ std::string format_network_fit_report(const std::vector<NetworkCalibrationLog>& 
                                 "rows", "note");
   for (const auto& p : fit.parameters)
     out += fmt::format("{:<22} {:>10} {:>10} {:>11} {:>5}  {}\n", p.parameter.name(), value_text(p.parameter, p.start),
-                       value_text(p.parameter, p.fitted.value), value_text(p.parameter, p.fitted.standard_error),
+                       value_text(p.parameter, p.fitted.value), sigma_text(p.parameter, p.fitted.standard_error),
                        p.fitted.results, p.fitted.identified ? p.fitted.note : "not identified: " + p.fitted.note);
   for (const auto& p : fit.uninformed)
     out += fmt::format("{:<22} not fitted and not written: no row of these logs depends on it\n", p.name());

@@ -115,6 +115,29 @@ with tempfile.TemporaryDirectory() as tmp:
                                                                      "depends on it") for line in fit.stdout.splitlines() if line),
               "1-node logs: says nic is not fitted: " + fit.stdout)
 
+    # Times twice as fast as the known links give: NVSwitch would have to run above its line rate, so
+    # the fit stops at the bound, says it is not identified, and warns that the model is wrong there.
+    fast = os.path.join(tmp, "fast.txt")
+    with open(logs[1]) as f:
+        lines = f.read().splitlines(True)
+    with open(fast, "w") as f:
+        for line in lines:
+            words = line.split()
+            if len(words) == 13 and words[0].isdigit():
+                line = line.replace(" %s " % words[5], " %.2f " % (float(words[5]) / 2), 1)
+            f.write(line)
+    fast_fit = os.path.join(tmp, "fast.yaml")
+    fit = run("calibrate-network", "--platform", rail_4node, "--nccl-tests", fast, "-o", fast_fit)
+    check(fit.returncode == 0, "too-fast log: " + fit.stderr)
+    if fit.returncode == 0:
+        _, document = fitted_values(fast_fit)
+        nvswitch = document["network"]["nvswitch@hopper"]
+        check(nvswitch["value"] == 1 and nvswitch["identified"] is False and nvswitch["note"] == "at its bound",
+              "too-fast log: nvswitch held at 1, not identified: %s" % nvswitch)
+        check("gpuscale: warning: network.nvswitch@hopper fitted at its bound (1.0000): the logs want it beyond the "
+              "physical range, so the model is wrong for these collectives there (an algorithm, protocol or cost it "
+              "lacks); the value is not a measurement" in fit.stderr.splitlines(), "too-fast log warns: " + fit.stderr)
+
     # (b) The fixtures (hand-written, not measurements): they fit, and the file is usable everywhere.
     fixture_fit = os.path.join(tmp, "fixtures.yaml")
     fit = run("calibrate-network", "--platform", rail_4node, "--nccl-tests",
