@@ -79,14 +79,18 @@ model::NetworkFitSummary network_fit_summary(const std::string& platform_path,
 std::string format_network_fit_report(const std::vector<NetworkCalibrationLog>& logs,
                                       const analysis::NetworkFitResult& fit)
 {
-  std::string out = fmt::format("{:<22} {:>10} {:>10} {:>11} {:>5}  {}\n", "parameter", "start", "fitted", "1-sigma",
-                                "rows", "note");
+  std::size_t names = std::string("collective.simple_step").size();
   for (const auto& p : fit.parameters)
-    out += fmt::format("{:<22} {:>10} {:>10} {:>11} {:>5}  {}\n", p.parameter.name(), value_text(p.parameter, p.start),
-                       value_text(p.parameter, p.fitted.value), sigma_text(p.parameter, p.fitted.standard_error),
-                       p.fitted.results, p.fitted.identified ? p.fitted.note : "not identified: " + p.fitted.note);
+    names = std::max(names, p.parameter.name().size());
+  std::string out = fmt::format("{:<{}} {:>10} {:>10} {:>11} {:>5}  {}\n", "parameter", names, "start", "fitted",
+                                "1-sigma", "rows", "note");
+  for (const auto& p : fit.parameters)
+    out += fmt::format("{:<{}} {:>10} {:>10} {:>11} {:>5}  {}\n", p.parameter.name(), names,
+                       value_text(p.parameter, p.start), value_text(p.parameter, p.fitted.value),
+                       sigma_text(p.parameter, p.fitted.standard_error), p.fitted.results,
+                       p.fitted.identified ? p.fitted.note : "not identified: " + p.fitted.note);
   for (const auto& p : fit.uninformed)
-    out += fmt::format("{:<22} not fitted and not written: no row of these logs depends on it\n", p.name());
+    out += fmt::format("{:<{}} not fitted and not written: no row of these logs depends on it\n", p.name(), names);
 
   const auto name_of = [](const NetworkCalibrationLog& entry) {
     return fmt::format("{} ({}, {} x {})", entry.log.file, model::to_string(entry.log.op), entry.log.ranks_per_host,
