@@ -1,4 +1,5 @@
-/// gpuscale calibrate-network --nccl-tests [OP=]LOG... --platform P -o network.yaml [--calibration FILE]:
+/// gpuscale calibrate-network --nccl-tests [OP=]LOG... --platform P -o network.yaml [--calibration FILE]
+/// [--collective NAME]:
 /// fits the platform's link fractions and collective costs to a cluster's nccl-tests logs
 /// (analysis::fit_network, every evaluation one simulated nccl-tests run per log) and writes a
 /// network calibration that scenarios (`network_calibration:`) and `gpuscale nccl-tests
@@ -32,6 +33,7 @@ struct CalibrateNetworkOptions {
   std::string platform_path;
   std::string output_path;
   std::string calibration_path; ///< "": start from the committed calibration
+  std::string collective = "auto"; ///< what every log is simulated with (NCCL's default: auto)
   int max_evaluations = 300;
 };
 
@@ -56,7 +58,7 @@ std::pair<std::optional<model::NcclTestsCollective>, std::string> log_argument(c
 /// uses must be laid out as its ranks were (ranks per host = GPUs per node) and be the accelerator
 /// it names.
 void check_log_fits(const config::NcclTestsLog& log, const model::Platform& platform, const std::string& platform_path,
-                    config::Diagnostics& diagnostics)
+                    model::CollectiveAlgorithm algorithm, config::Diagnostics& diagnostics)
 {
   const auto problem = [&](const std::string& path, const std::string& message) {
     diagnostics.add({log.file, log.devices_line, log.devices_line > 0 ? 1 : 0, path, message});
@@ -91,6 +93,8 @@ void check_log_fits(const config::NcclTestsLog& log, const model::Platform& plat
     problem("/devices", "the ranks run different device models: the platform's first nodes have one");
   if (const auto size_problem = engine::benchmark_size_problem(log.op, log.ranks))
     problem("/devices", *size_problem);
+  if (const auto algorithm_problem = engine::benchmark_algorithm_problem(log.op, algorithm))
+    problem("", "--collective: " + *algorithm_problem);
   if (log.op == model::NcclTestsCollective::Broadcast && log.root >= log.ranks)
     problem("/rows/0/root", fmt::format("broadcast root {} is not one of the {} ranks", log.root, log.ranks));
 }
@@ -106,7 +110,8 @@ std::vector<config::NcclTestsLogRow> fitted_rows(const config::NcclTestsLog& log
   return rows;
 }
 
-std::vector<NetworkCalibrationLog> read_logs(const CalibrateNetworkOptions& options, const model::Platform& platform)
+std::vector<NetworkCalibrationLog> read_logs(const CalibrateNetworkOptions& options, const model::Platform& platform,
+                                             model::CollectiveAlgorithm algorithm)
 {
   config::Diagnostics diagnostics;
   std::vector<NetworkCalibrationLog> logs;
@@ -114,7 +119,7 @@ std::vector<NetworkCalibrationLog> read_logs(const CalibrateNetworkOptions& opti
     const auto [op, path] = log_argument(argument);
     try {
       NetworkCalibrationLog entry{config::read_nccl_tests_log(path, op), {}};
-      check_log_fits(entry.log, platform, options.platform_path, diagnostics);
+      check_log_fits(entry.log, platform, options.platform_path, algorithm, diagnostics);
       entry.rows = fitted_rows(entry.log);
       if (entry.rows.empty())
         diagnostics.add({entry.log.file, 0, 0, "/rows", "no row with a size and a time above 0 to fit"});
@@ -154,9 +159,13 @@ void run_calibrate_network(const CalibrateNetworkOptions& options)
   if (!options.calibration_path.empty())
     inputs.push_back(options.calibration_path);
   const std::string output = checked_output_path(options.output_path, inputs);
+  const auto algorithm = model::parse_collective_algorithm(options.collective);
+  if (!algorithm)
+    throw std::invalid_argument("--collective: unknown collective algorithm '" + options.collective + "' (known: " +
+                                model::known_collective_algorithms() + ")");
 
   const model::Platform platform = config::read_platform(options.platform_path);
-  const std::vector<NetworkCalibrationLog> logs = read_logs(options, platform);
+  const std::vector<NetworkCalibrationLog> logs = read_logs(options, platform, *algorithm);
   std::optional<model::Calibration> start_file;
   if (!options.calibration_path.empty())
     start_file = config::read_calibration(options.calibration_path);
@@ -171,6 +180,7 @@ void run_calibrate_network(const CalibrateNetworkOptions& options)
     analysis::NetworkFitSeries s{entry.log.file, {}};
     engine::CollectiveBenchmarkSpec spec;
     spec.op = entry.log.op;
+    spec.algorithm = *algorithm;
     spec.gpus = entry.log.ranks;
     spec.root = std::max(0, entry.log.root);
     for (const auto& row : entry.rows) {
@@ -203,6 +213,8 @@ void run_calibrate_network(const CalibrateNetworkOptions& options)
     command += " --nccl-tests " + argument;
   if (!options.calibration_path.empty())
     command += " --calibration " + options.calibration_path;
+  if (*algorithm != model::CollectiveAlgorithm::Auto)
+    command += " --collective " + options.collective;
   calibration.summary.command = command;
   calibration.summary.data = fmt::format("{} nccl-tests log(s) of {}, {} rows; start: {}", logs.size(),
                                          options.platform_path, series_rows(series),
@@ -234,6 +246,9 @@ void add_calibrate_network_command(CLI::App& app)
   command->add_option("-o,--output", options->output_path, "Network calibration YAML to write")->required();
   command->add_option("--calibration", options->calibration_path,
                       "Calibration whose network: and collective: values the fit starts from (default: the committed one)");
+  command->add_option("--collective", options->collective,
+                      "Algorithm every log is simulated with, as the scenario key collective takes it (default auto, "
+                      "NCCL's default; ring for logs run with NCCL_ALGO=Ring)");
   command->add_option("--max-evaluations", options->max_evaluations,
                       "Most simulations of every log the optimiser may run (default 300)")
       ->check(CLI::Range(10, 100000));

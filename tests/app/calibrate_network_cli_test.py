@@ -115,6 +115,22 @@ with tempfile.TemporaryDirectory() as tmp:
                                                                      "depends on it") for line in fit.stdout.splitlines() if line),
               "1-node logs: says nic is not fitted: " + fit.stdout)
 
+    # A log run with NCCL_ALGO=Ring is fitted with --collective ring: its all-reduce never runs NVLS,
+    # so nvls is not written, and NVSwitch comes back as it was.
+    ring_log = os.path.join(tmp, "ring.txt")
+    printed = run("nccl-tests", rail_4node, "--op", "all_reduce", "--gpus", "8", "-b", "8", "-e", "1G", "-f", "8",
+                  "--collective", "ring", "--network-calibration", known)
+    with open(ring_log, "w") as f:
+        f.write(printed.stdout)
+    ring_fit = os.path.join(tmp, "ring.yaml")
+    fit = run("calibrate-network", "--platform", rail_4node, "--nccl-tests", ring_log, "--collective", "ring", "-o", ring_fit)
+    check(fit.returncode == 0, "--collective ring: " + fit.stderr)
+    if fit.returncode == 0:
+        values, document = fitted_values(ring_fit)
+        check("network.nvls@hopper" not in values and abs(values["network.nvswitch@hopper"] / 0.7 - 1) < 0.02,
+              "--collective ring recovers NVSwitch and writes no nvls: %s" % values)
+        check(document["command"].endswith(" --collective ring"), "the command is recorded: " + document["command"])
+
     # Times twice as fast as the known links give: NVSwitch would have to run above its line rate, so
     # the fit stops at the bound, says it is not identified, and warns that the model is wrong there.
     fast = os.path.join(tmp, "fast.txt")
@@ -231,7 +247,10 @@ with tempfile.TemporaryDirectory() as tmp:
             (("--platform", rail_4node, "--nccl-tests", os.path.join(fixtures, "all_gather_1node_8xh100.txt")),
              "%s: error: the log names no program (all_reduce_perf, ...) and its columns (redop none, root -1) fit "
              "all_gather and alltoall: name the collective\ngpuscale: 1 error(s); nothing was written"
-             % os.path.join(fixtures, "all_gather_1node_8xh100.txt"))):
+             % os.path.join(fixtures, "all_gather_1node_8xh100.txt")),
+            (("--platform", rail_4node, "--nccl-tests", ar_1node, "--collective", "rings"),
+             "gpuscale: error: --collective: unknown collective algorithm 'rings' (known: ring, ring_flow, hierarchical, "
+             "hierarchical_flow, halving_doubling, auto)")):
         failed = run("calibrate-network", *args, "-o", refused)
         what = " ".join(os.path.basename(a) for a in args)
         check(failed.returncode == 2, "%s exits 2, got %d" % (what, failed.returncode))
