@@ -295,7 +295,7 @@ NetworkFitResult fit_network(const model::LinkFractions& start, const std::vecto
   const auto r0 = probe.residuals_at(x0);
   result.start_rms_log_error = std::sqrt(sum_of_squares(r0) / static_cast<double>(rows));
   std::vector<NetworkParameter> informed;
-  std::vector<double> x;
+  std::vector<double> x, informed_start;
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     const Coordinate c = coordinate_of(candidates[k]);
     auto moved = x0;
@@ -309,6 +309,7 @@ NetworkFitResult fit_network(const model::LinkFractions& start, const std::vecto
     if (depends) {
       informed.push_back(candidates[k]);
       x.push_back(x0[k]);
+      informed_start.push_back(x0[k]);
     } else {
       result.uninformed.push_back(candidates[k]);
     }
@@ -356,8 +357,7 @@ NetworkFitResult fit_network(const model::LinkFractions& start, const std::vecto
   for (std::size_t k = 0; k < informed.size(); ++k) {
     NetworkFittedParameter p;
     p.parameter = informed[k];
-    p.start = value_of(informed[k], x0[static_cast<std::size_t>(
-                                        std::find(candidates.begin(), candidates.end(), informed[k]) - candidates.begin())]);
+    p.start = value_of(informed[k], informed_start[k]);
     p.fitted.value = value_of(informed[k], x[k]);
     result.parameters.push_back(p);
   }
