@@ -165,6 +165,7 @@ void run_calibrate_network(const CalibrateNetworkOptions& options)
                                 model::known_collective_algorithms() + ")");
 
   const model::Platform platform = config::read_platform(options.platform_path);
+  (void)checked_output_path(options.output_path, platform.source_files); // nor a catalog file the platform imports
   const std::vector<NetworkCalibrationLog> logs = read_logs(options, platform, *algorithm);
   std::optional<model::Calibration> start_file;
   if (!options.calibration_path.empty())
