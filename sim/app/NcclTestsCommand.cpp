@@ -30,13 +30,9 @@ struct NcclTestsOptions {
   int step_factor = 2;
   std::string collective = "auto";
   std::string format = "text";
+  std::string network_calibration_path; ///< "": the committed calibration's links alone
 };
 
-/// The links a `gpuscale run` of `gpus` GPUs on `platform` gets when its scenario states no
-/// efficiencies: the committed calibration's, through the same function scenario resolution applies
-/// (model::calibrated_efficiency; the network efficiency depends on the fabric class the run spans,
-/// not on the workload), and SimGrid's settings as a scenario has them by default. The one place
-/// the command chooses its link model.
 /// The fractions the run's links get, in words: the first node's scale-up links, the NICs, NVLS, and
 /// the fixed costs.
 std::string describe_links(const model::Platform& platform, int gpus, const model::LinkFractions& links)
@@ -55,14 +51,24 @@ std::string describe_links(const model::Platform& platform, int gpus, const mode
   return text;
 }
 
-engine::BenchmarkNetwork network_of_run(const model::Platform& platform, int gpus, std::string& source)
+/// The links a `gpuscale run` gets when its scenario states no network what-ifs: the committed
+/// calibration's fractions (with a network calibration's, when given), through the function scenario
+/// resolution applies (model::resolve_link_fractions), and SimGrid's settings as a scenario has them
+/// by default. The one place the command chooses its link model.
+engine::BenchmarkNetwork network_of_run(const std::string& network_calibration_path, std::string& source)
 {
-  // What every run gets: the committed calibration's link fractions, the same at any scale.
-  const model::LinkFractions links = model::resolve_link_fractions(&config::default_calibration(), model::Efficiency{});
-  source = "the committed calibration's link fractions, as every run uses them";
-  (void)platform;
-  (void)gpus;
-  return {links, model::SimgridNetworkConfig{}};
+  // What every run gets: the committed calibration's link fractions, the same at any scale, with a
+  // network calibration's values in place of theirs as a scenario's `network_calibration:` puts them.
+  if (network_calibration_path.empty()) {
+    source = "the committed calibration's link fractions, as every run uses them";
+    return {model::resolve_link_fractions(&config::default_calibration(), nullptr, model::Efficiency{}),
+            model::SimgridNetworkConfig{}};
+  }
+  const model::Calibration network = config::read_calibration(network_calibration_path);
+  source = "the committed calibration's link fractions with those of " + network_calibration_path +
+           ", as a run with network_calibration: " + network_calibration_path + " uses them";
+  return {model::resolve_link_fractions(&config::default_calibration(), &network, model::Efficiency{}),
+          model::SimgridNetworkConfig{}};
 }
 
 std::int64_t parse_size_option(const std::string& option, const std::string& text)
@@ -137,7 +143,7 @@ void run_nccl_tests(const NcclTestsOptions& options)
   table.max_bytes = max_bytes;
   table.step_factor = options.step_factor;
   table.devices = devices_of(platform, options.gpus);
-  const engine::BenchmarkNetwork network = network_of_run(platform, options.gpus, table.network_source);
+  const engine::BenchmarkNetwork network = network_of_run(options.network_calibration_path, table.network_source);
   table.links = describe_links(platform, options.gpus, network.links);
   table.simgrid = engine::describe_simgrid_config(network.simgrid);
 
@@ -174,6 +180,9 @@ void add_nccl_tests_command(CLI::App& app)
                       "Algorithm, as the scenario key collective takes it (default auto)");
   command->add_option("--format", options->format, "text (nccl-tests' table) or json")
       ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--network-calibration", options->network_calibration_path,
+                      "Calibration file (gpuscale calibrate-network's output) whose network: and collective: values "
+                      "replace the committed calibration's, as the scenario key network_calibration does");
   add_catalog_option(*command);
   command->callback([options] { run_nccl_tests(*options); });
 }

@@ -30,6 +30,7 @@ int main(int argc, char** argv)
   gpuscale::app::add_check_command(app);
   gpuscale::app::add_plan_command(app);
   gpuscale::app::add_nccl_tests_command(app);
+  gpuscale::app::add_calibrate_network_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

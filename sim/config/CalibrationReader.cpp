@@ -110,6 +110,38 @@ void read_intervals(MappingReader& parent, model::IntervalModel& out)
   intervals.finish();
 }
 
+/// network_fit: {platform, rows, rms_log_error, evaluations, logs: [{file, op, ranks, hosts, rows, median_ape_pct}]}
+void read_network_fit(MappingReader& parent, std::optional<model::NetworkFitSummary>& out)
+{
+  auto node = parent.child("network_fit", Presence::Optional);
+  if (!node)
+    return;
+  MappingReader fit(*node, parent.file(), parent.path_of("network_fit"), parent.diagnostics());
+  if (!fit.valid())
+    return;
+  model::NetworkFitSummary summary;
+  summary.platform = fit.text("platform", Presence::Optional).value_or("");
+  summary.rows = static_cast<int>(fit.integer("rows", 0, 100'000'000, Presence::Optional).value_or(0));
+  summary.rms_log_error = fit.number("rms_log_error", 0, 1e6, Presence::Optional).value_or(0);
+  summary.evaluations = static_cast<int>(fit.integer("evaluations", 0, 100'000'000, Presence::Optional).value_or(0));
+  if (auto logs = fit.child("logs", Presence::Optional);
+      logs && expect_sequence(*logs, parent.file(), fit.path_of("logs"), parent.diagnostics(), true))
+    for (std::size_t i = 0; i < logs->size(); ++i) {
+      MappingReader entry((*logs)[i], parent.file(), fit.path_of("logs") + "/" + std::to_string(i), parent.diagnostics());
+      model::NetworkFitLog log;
+      log.file = entry.text("file", Presence::Required).value_or("");
+      log.op = entry.text("op", Presence::Required).value_or("");
+      log.ranks = static_cast<int>(entry.integer("ranks", 1, 100'000'000, Presence::Optional).value_or(0));
+      log.hosts = static_cast<int>(entry.integer("hosts", 1, 100'000'000, Presence::Optional).value_or(0));
+      log.rows = static_cast<int>(entry.integer("rows", 0, 100'000'000, Presence::Optional).value_or(0));
+      log.median_ape_pct = entry.number("median_ape_pct", 0, 1e9, Presence::Optional).value_or(0);
+      entry.finish();
+      summary.logs.push_back(log);
+    }
+  fit.finish();
+  out = summary;
+}
+
 std::string quote(const std::string& text)
 {
   std::string out = "\"";
@@ -161,6 +193,7 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
       });
       read_batch_sizes(c, calibration.batch_sizes);
       read_intervals(c, calibration.intervals);
+      read_network_fit(c, calibration.network_fit);
       c.finish();
     }
     top.finish();
@@ -222,6 +255,31 @@ std::string format_calibration(const model::Calibration& calibration)
     out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}, parameter_log_sd: {:.5f}}}\n",
                        it->first, q.low_log, q.high_log, q.results, q.coverage, q.parameter_log_sd);
   }
+  return out;
+}
+
+std::string format_network_calibration(const model::Calibration& calibration)
+{
+  const auto& s = calibration.summary;
+  std::string out =
+      "# gpuscale network calibration: link fractions and collective costs fitted to a cluster's nccl-tests logs,\n"
+      "# written by `gpuscale calibrate-network`; docs/COLLECTIVES.md says what each parameter is. standard_error:\n"
+      "# 1-sigma from the Gauss-Newton covariance of the log-time residuals; identified: false at a bound or\n"
+      "# where the logs barely constrain it. Use: scenario key `network_calibration: FILE`, or\n"
+      "# `gpuscale nccl-tests --network-calibration FILE`; each value replaces the committed one of its key.\n"
+      "calibration:\n";
+  out += "  command: " + quote(s.command) + "\n";
+  out += "  data: " + quote(s.data) + "\n";
+  if (const auto& fit = calibration.network_fit) {
+    out += fmt::format("  network_fit:\n    platform: {}\n    rows: {}\n    rms_log_error: {:.5f}\n    evaluations: {}\n"
+                       "    logs:\n",
+                       quote(fit->platform), fit->rows, fit->rms_log_error, fit->evaluations);
+    for (const auto& log : fit->logs)
+      out += fmt::format("      - {{file: {}, op: {}, ranks: {}, hosts: {}, rows: {}, median_ape_pct: {:.3f}}}\n",
+                         quote(log.file), log.op, log.ranks, log.hosts, log.rows, log.median_ape_pct);
+  }
+  format_group(out, "network", calibration.network, false);
+  format_group(out, "collective", calibration.collective_s, true);
   return out;
 }
 

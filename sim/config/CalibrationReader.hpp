@@ -16,6 +16,10 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
 /// The calibration file's text (comments, then the calibration: mapping).
 std::string format_calibration(const model::Calibration& calibration);
 
+/// A network calibration's text (gpuscale calibrate-network): comments, the command and data, the
+/// `network_fit:` summary and the `network:` and `collective:` groups; nothing fitted to MLPerf.
+std::string format_network_calibration(const model::Calibration& calibration);
+
 /// calibration/mlperf.yaml as it was when this binary was built (parsed once).
 const model::Calibration& default_calibration();
 /// Its text.

@@ -378,6 +378,7 @@ private:
     log_.ranks = static_cast<int>(devices_.size());
     log_.hosts = static_cast<int>(per_host.size());
     log_.device = devices_.front().name;
+    log_.devices_line = devices_.front().line;
     log_.devices_differ = std::any_of(devices_.begin(), devices_.end(), [&](const Device& d) { return d.name != log_.device; });
     const int first = per_host.at(devices_.front().host);
     for (const auto& [host, ranks] : per_host)

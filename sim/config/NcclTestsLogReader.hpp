@@ -80,6 +80,7 @@ struct NcclTestsLog {
   int ranks = 0;
   int hosts = 0;
   int ranks_per_host = 0;
+  int devices_line = 0;  ///< line of rank 0's `#  Rank` line
   std::string device;    ///< rank 0's device name ("NVIDIA H100 80GB HBM3")
   bool devices_differ = false; ///< some rank runs another device model
   std::string data_type; ///< the type column ("float")

@@ -1,5 +1,6 @@
 #include "sim/config/ScenarioInputCache.hpp"
 
+#include "sim/config/CalibrationReader.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/HostInputReader.hpp"
 #include "sim/config/PlatformReader.hpp"
@@ -44,6 +45,15 @@ std::shared_ptr<const model::ConvergenceTable> ScenarioInputCache::convergence(c
 std::shared_ptr<const std::vector<model::HostInputCost>> ScenarioInputCache::host_input(const std::string& path)
 {
   return get(host_input_, path, read_host_input);
+}
+
+} // namespace gpuscale::config
+
+namespace gpuscale::config {
+
+std::shared_ptr<const model::Calibration> ScenarioInputCache::calibration(const std::string& path)
+{
+  return get(calibrations_, path, [](const std::string& file) { return read_calibration(file); });
 }
 
 } // namespace gpuscale::config

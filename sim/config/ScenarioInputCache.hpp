@@ -1,7 +1,9 @@
 #pragma once
-/// The files scenarios name (platform, workload, convergence table, host pipeline costs), each read
+/// The files scenarios name (platform, workload, convergence table, host pipeline costs, network
+/// calibration), each read
 /// once and shared: every point of a sweep names the same few files.
 
+#include "sim/model/Calibration.hpp"
 #include "sim/model/ConvergenceTable.hpp"
 #include "sim/model/HostInputModel.hpp"
 #include "sim/model/Platform.hpp"
@@ -21,6 +23,7 @@ public:
   std::shared_ptr<const model::WorkloadTrace> workload(const std::string& path);
   std::shared_ptr<const model::ConvergenceTable> convergence(const std::string& path);
   std::shared_ptr<const std::vector<model::HostInputCost>> host_input(const std::string& path);
+  std::shared_ptr<const model::Calibration> calibration(const std::string& path);
 
 private:
   template <class T> struct Entry {
@@ -34,6 +37,7 @@ private:
   std::map<std::string, Entry<model::WorkloadTrace>> workloads_;
   std::map<std::string, Entry<model::ConvergenceTable>> convergence_;
   std::map<std::string, Entry<std::vector<model::HostInputCost>>> host_input_;
+  std::map<std::string, Entry<model::Calibration>> calibrations_;
 };
 
 } // namespace gpuscale::config

@@ -23,6 +23,7 @@ struct ScenarioReading {
   std::shared_ptr<const model::WorkloadTrace> workload;  ///< nullptr: missing or bad
   std::shared_ptr<const model::ConvergenceTable> convergence_table; ///< as read; nullptr: none
   std::shared_ptr<const std::vector<model::HostInputCost>> host_costs; ///< nullptr: no table
+  std::shared_ptr<const model::Calibration> network_calibration;      ///< nullptr: none named (or bad)
   model::ScenarioResolution resolution; ///< conflicts, convergence (calibrated), host pipeline
 
   /// Everything one simulation needs (copies the platform and workload). Only for a reading

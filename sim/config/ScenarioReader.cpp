@@ -80,7 +80,7 @@ void read_batch_allocation(const YAML::Node& node, model::Scenario& s, MappingRe
 
 /// The scenario's own fields; the paths of the files it names are returned in `files`.
 struct NamedFiles {
-  std::optional<std::string> platform, workload, convergence;
+  std::optional<std::string> platform, workload, convergence, network_calibration;
 };
 
 NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics& diagnostics)
@@ -121,6 +121,7 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
       static_cast<double>(scenario.integer("zero3_prefetch_params", 1, 1'000'000'000'000LL, Presence::Optional)
                               .value_or(static_cast<long long>(s.zero3_prefetch_params)));
   files.convergence = scenario.text("convergence", Presence::Optional);
+  files.network_calibration = scenario.text("network_calibration", Presence::Optional);
   if (auto batch_allocation = scenario.child("batch_allocation", Presence::Optional))
     read_batch_allocation(*batch_allocation, s, scenario, diagnostics);
   s.input_pipeline = scenario.text("input_pipeline", Presence::Optional).value_or("");
@@ -169,6 +170,26 @@ void read_platform_and_workload(MappingReader& scenario, const NamedFiles& files
     s.workload_path = resolve(scenario.file(), *files.workload);
     reading.workload = read_named(scenario, "workload", s.workload_path,
                                   [&](const std::string& file) { return inputs.workload(file); }, diagnostics);
+  }
+}
+
+/// The scenario's `network_calibration:` file (gpuscale calibrate-network's output, or any calibration
+/// file): its network: and collective: values replace the committed calibration's for this run.
+void read_network_calibration(MappingReader& scenario, const NamedFiles& files, ScenarioReading& reading,
+                              ScenarioInputCache& inputs, Diagnostics& diagnostics)
+{
+  if (!files.network_calibration)
+    return;
+  auto& s = reading.scenario;
+  s.network_calibration_path = resolve(scenario.file(), *files.network_calibration);
+  reading.network_calibration =
+      read_named(scenario, "network_calibration", s.network_calibration_path,
+                 [&](const std::string& file) { return inputs.calibration(file); }, diagnostics);
+  if (reading.network_calibration && reading.network_calibration->network.empty() &&
+      reading.network_calibration->collective_s.empty()) {
+    scenario.error("network_calibration", "the calibration file '" + s.network_calibration_path +
+                                              "' has no network: or collective: values to apply");
+    reading.network_calibration = nullptr;
   }
 }
 
@@ -288,11 +309,13 @@ ScenarioReading read_scenario_point(const YAML::Node& scenario_node, const std::
   const NamedFiles files = read_fields(scenario, reading.scenario, diagnostics);
   // Referenced files are read even when the scenario itself has errors, so everything is reported at once.
   read_platform_and_workload(scenario, files, reading, inputs, diagnostics);
+  read_network_calibration(scenario, files, reading, inputs, diagnostics);
   if (reading.platform && reading.workload) {
     model::ScenarioInputs resolution_inputs;
     resolution_inputs.platform = reading.platform.get();
     resolution_inputs.workload = reading.workload.get();
     resolution_inputs.calibration = &default_calibration(); // applies only to a scenario without `efficiency:`
+    resolution_inputs.network_calibration = reading.network_calibration.get();
     read_training_tables(scenario, files, reading, inputs, resolution_inputs, diagnostics);
     reading.resolution = model::resolve_scenario(reading.scenario, resolution_inputs);
     for (const auto& conflict : reading.resolution.conflicts)

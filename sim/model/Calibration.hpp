@@ -49,6 +49,25 @@ struct CalibrationSummary {
   std::string data;
 };
 
+/// One nccl-tests log a network calibration was fitted to (gpuscale calibrate-network).
+struct NetworkFitLog {
+  std::string file;
+  std::string op;        ///< "all_reduce", ...
+  int ranks = 0;
+  int hosts = 0;
+  int rows = 0;          ///< rows fitted (sizes of 0 bytes are not)
+  double median_ape_pct = 0; ///< median |fitted / measured - 1| of its rows' times, percent
+};
+
+/// What a network calibration was fitted to, and how well (`network_fit:` in the file).
+struct NetworkFitSummary {
+  std::string platform;
+  int rows = 0;
+  double rms_log_error = 0; ///< sqrt(mean of log(fitted / measured)^2) over every row
+  int evaluations = 0;      ///< simulations of every log (one SimGrid run per log each)
+  std::vector<NetworkFitLog> logs;
+};
+
 struct Calibration {
   std::map<std::string, CalibratedValue> compute;    ///< benchmark -> e_c on the reference generation (hopper)
   std::map<std::string, CalibratedValue> generation; ///< accelerator generation -> factor (hopper: 1)
@@ -67,6 +86,8 @@ struct Calibration {
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
   CalibrationSummary summary;
   IntervalModel intervals;                           ///< left-out residuals per validation mode (prediction intervals)
+  /// Present in a network calibration (gpuscale calibrate-network), which has network and collective only.
+  std::optional<NetworkFitSummary> network_fit;
 
   /// The parameter groups in file order, with their key in calibration/mlperf.yaml and whether their
   /// values are durations: one list for the reader, the writer and the reports.

@@ -99,6 +99,9 @@ struct Scenario {
   SimgridNetworkConfig simgrid;
   StepExecutorKind executor = StepExecutorKind::Simgrid;
   std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists
+  /// `network_calibration:` (resolved path; "": none): a calibration file whose network: and
+  /// collective: values replace the committed calibration's (ScenarioInputs::network_calibration).
+  std::string network_calibration_path;
   std::string input_pipeline;   ///< host data pipeline; "": the first listed for the benchmark
 
   /// Heterogeneity-aware allocation (as Poplar), as written; empty: every GPU runs the same share.

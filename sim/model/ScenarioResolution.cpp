@@ -212,9 +212,21 @@ Efficiency calibrated_efficiency(const Calibration& calibration, const Platform&
   return calibration.efficiency_for(workload.benchmark, gpu.generation);
 }
 
-LinkFractions resolve_link_fractions(const Calibration* calibration, const Efficiency& what_ifs)
+LinkFractions resolve_link_fractions(const Calibration* calibration, const Calibration* network_calibration,
+                                     const Efficiency& what_ifs)
 {
   LinkFractions links = calibration != nullptr ? calibration->link_fractions() : LinkFractions{};
+  if (network_calibration != nullptr) {
+    // Key by key: a fit of one cluster's logs measures the classes its collectives crossed; the
+    // other classes keep the committed values (a generation-qualified key stays as specific).
+    for (const auto& [key, value] : network_calibration->network)
+      links.fraction[key] = value.value;
+    if (const auto it = network_calibration->collective_s.find("fixed"); it != network_calibration->collective_s.end())
+      links.collective_fixed_s = it->second.value;
+    if (const auto it = network_calibration->collective_s.find("simple_step");
+        it != network_calibration->collective_s.end())
+      links.simple_step_s = it->second.value;
+  }
   links.every_link = what_ifs.network;
   links.collective_fixed_s = what_ifs.collective_fixed_s.value_or(links.collective_fixed_s);
   links.simple_step_s = what_ifs.simple_step_s.value_or(links.simple_step_s);
@@ -240,7 +252,7 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   if (inputs.convergence != nullptr)
     resolution.convergence = *inputs.convergence;
   // The network's fractions are the links', whatever the scenario says of its own efficiencies.
-  s.links = resolve_link_fractions(inputs.calibration, s.efficiency);
+  s.links = resolve_link_fractions(inputs.calibration, inputs.network_calibration, s.efficiency);
   if (inputs.calibration != nullptr && !s.efficiency_given && !platform.node_groups.empty()) {
     const Efficiency what_ifs = s.efficiency;
     s.efficiency = calibrated_efficiency(*inputs.calibration, platform, workload, s.gpus);

@@ -50,6 +50,9 @@ struct ScenarioInputs {
   /// its link fractions and collective costs always (the scenario's network what-ifs on top).
   /// nullptr: the scenario keeps the efficiencies it has, links at kDefaultLinkFraction.
   const Calibration* calibration = nullptr;
+  /// The scenario's `network_calibration:` file (gpuscale calibrate-network's output): each value of its
+  /// `network:` and `collective:` groups replaces the calibration's value of the same key. nullptr: none.
+  const Calibration* network_calibration = nullptr;
   /// Add the calibration's per-run overhead to the convergence table. Off only for the cases the
   /// calibration itself fits, which fit that overhead as a parameter of their own.
   bool add_calibrated_run_overhead = true;
@@ -80,8 +83,10 @@ std::vector<ScenarioConflict> resolve_in_place(ResolvedScenario& resolved, Scena
 Efficiency calibrated_efficiency(const Calibration& calibration, const Platform& platform,
                                  const WorkloadTrace& workload, int gpus);
 
-/// The calibration's link fractions and collective costs (defaults without one), with the network
-/// what-ifs of `what_ifs` applied.
-LinkFractions resolve_link_fractions(const Calibration* calibration, const Efficiency& what_ifs);
+/// The calibration's link fractions and collective costs (defaults without one), each value that
+/// `network_calibration` has (a cluster's own nccl-tests fit; nullptr: none) in place of the
+/// calibration's value of the same key, then the network what-ifs of `what_ifs` applied.
+LinkFractions resolve_link_fractions(const Calibration* calibration, const Calibration* network_calibration,
+                                     const Efficiency& what_ifs);
 
 } // namespace gpuscale::model

@@ -38,7 +38,7 @@ std::vector<results::SweepInput> hash_sweep_inputs(const model::SweepSpec& spec)
   std::set<std::string> paths;
   std::set<std::string> workloads;
   auto add_scenario_files = [&](const model::Scenario& s) {
-    for (const auto* path : {&s.platform_path, &s.workload_path, &s.convergence_path})
+    for (const auto* path : {&s.platform_path, &s.workload_path, &s.convergence_path, &s.network_calibration_path})
       if (!path->empty())
         paths.insert(*path);
     if (!s.workload_path.empty() && workloads.insert(s.workload_path).second) { // next to the workload (ScenarioReader)

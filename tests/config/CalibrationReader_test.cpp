@@ -43,6 +43,48 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   CHECK(links.simple_step_s == 0);
 }
 
+TEST_CASE("config::format_network_calibration writes a file of network and collective values that reads back",
+          "[config]")
+{
+  model::Calibration c;
+  c.summary.command = "gpuscale calibrate-network --platform p.yaml -o n.yaml --nccl-tests a.txt";
+  c.summary.data = "1 nccl-tests log(s)";
+  c.network["nvswitch@hopper"] = {0.7, 4e-5, 23, true, ""};
+  c.network["nvls@hopper"] = {1.0, 0.2, 4, false, "at its bound"};
+  c.collective_s["fixed"] = {7e-6, 6e-10, 29, true, ""};
+  model::NetworkFitSummary fit;
+  fit.platform = "p.yaml";
+  fit.rows = 29;
+  fit.rms_log_error = 1e-4;
+  fit.evaluations = 81;
+  fit.logs = {{"a.txt", "all_reduce", 16, 2, 29, 0.01}};
+  c.network_fit = fit;
+  const std::string text = config::format_network_calibration(c);
+  CHECK(text.find("compute:") == std::string::npos);
+  CHECK(text.find("batch_sizes:") == std::string::npos);
+  CHECK(text.find("fit_median_ape_pct") == std::string::npos);
+  const auto back = config::read_calibration_text(text, "n.yaml");
+  CHECK(back.summary.command == c.summary.command);
+  REQUIRE(back.network.size() == 2);
+  CHECK(back.network.at("nvswitch@hopper").value == 0.7);
+  CHECK(back.network.at("nvswitch@hopper").results == 23);
+  CHECK(back.network.at("nvls@hopper").note == "at its bound");
+  CHECK_FALSE(back.network.at("nvls@hopper").identified);
+  CHECK(back.collective_s.at("fixed").value == Approx(7e-6));
+  CHECK(back.compute.empty());
+  CHECK(back.batch_sizes.empty());
+  REQUIRE(back.network_fit);
+  CHECK(back.network_fit->platform == "p.yaml");
+  CHECK(back.network_fit->rows == 29);
+  CHECK(back.network_fit->evaluations == 81);
+  REQUIRE(back.network_fit->logs.size() == 1);
+  CHECK(back.network_fit->logs[0].file == "a.txt");
+  CHECK(back.network_fit->logs[0].op == "all_reduce");
+  CHECK(back.network_fit->logs[0].ranks == 16);
+  CHECK(back.network_fit->logs[0].hosts == 2);
+  CHECK(back.network_fit->logs[0].median_ape_pct == Approx(0.01));
+}
+
 TEST_CASE("config::read_calibration_text reports bad values, located", "[config]")
 {
   const std::string text = "calibration:\n"
