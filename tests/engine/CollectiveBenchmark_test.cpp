@@ -169,7 +169,7 @@ TEST_CASE("engine no collective on a shipped platform sends faster than its GPUs
   // rank's bytes on the wire (LL's flags included) never leave it faster than its links together at
   // their datasheet rates (scale-up links plus its path to a NIC), and never faster than each usable
   // fraction allows. A collective whose busbw beats line rate has moved bytes no link carried.
-  const model::LinkFractions links = model::resolve_link_fractions(&config::default_calibration(), model::Efficiency{});
+  const model::LinkFractions links = model::resolve_link_fractions(&config::default_calibration(), nullptr, model::Efficiency{});
   engine::BenchmarkNetwork network;
   network.links = links;
   const std::vector<double> sizes{1 << 20, 64 << 20, 1 << 30};

@@ -169,10 +169,13 @@ void set_protocol(RingExecution& execution, Protocol protocol, const CollectiveC
   execution.step_s = protocol == Protocol::LowLatency ? 0.0 : costs.simple_step_s;
 }
 
-/// Rabenseifner's uncontended time: 2 log2 p exchanges of the ring's bytes in all.
+/// Rabenseifner's uncontended time: 2 log2 p exchanges of the ring's bytes in all. Each exchange is
+/// one transfer to one partner: across nodes through the GPU's own share of the NICs (no channels
+/// spread it over the rails as a ring's are).
 double estimate_halving_doubling_s(const CommunicatorShape& shape, double bytes, const RingExecution& execution)
 {
-  const double rate = scope_rate_Bps(RingPhase::Scope::Whole, shape);
+  const CollectiveCosts& c = shape.costs;
+  const double rate = shape.nodes > 1 ? std::min(c.local_rate_Bps, c.cross_rate_Bps) : c.local_rate_Bps;
   const int steps = halving_doubling_steps(shape.size);
   return execution.fixed_s + steps * (scope_latency_s(RingPhase::Scope::Whole, shape) + execution.step_s) +
          (rate > 0 ? execution.wire_factor * 2.0 * bytes * (shape.size - 1) / shape.size / rate : 0.0);

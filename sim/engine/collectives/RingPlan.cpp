@@ -69,7 +69,7 @@ void exchange_once(const std::vector<const MemberPhase*>& phases, CollectiveCoun
 /// independent of each other: a lane posts its next transfer as soon as its current one is done.
 /// `unpaid_s[lane]`: the route latencies and step costs each lane's transfers did not pay; a lane
 /// ends that long after its last transfer, and the call returns when both lanes have ended.
-void run_lanes(const std::vector<MemberPhase>& phases, const std::array<double, 2>& unpaid_s,
+void run_lanes_in_general(const std::vector<MemberPhase>& phases, const std::array<double, 2>& unpaid_s,
                CollectiveCounters& counters)
 {
   struct Lane {
@@ -116,6 +116,49 @@ void run_lanes(const std::vector<MemberPhase>& phases, const std::array<double, 
       else
         end_s = std::max(end_s, simgrid::s4u::Engine::get_clock() + unpaid_s[where[done].first]);
     }
+  }
+  if (const double wait_s = end_s - simgrid::s4u::Engine::get_clock(); wait_s > 0)
+    simgrid::s4u::this_actor::sleep_for(wait_s);
+}
+
+/// run_lanes_in_general when the cross-node lane is one transfer (every flow-level plan): posted at
+/// once, waited at the end, while the intra-node lane runs with blocking calls; the same times with
+/// one blocking call per transfer instead of one per communication.
+void run_lanes(const std::vector<MemberPhase>& phases, const std::array<double, 2>& unpaid_s,
+               CollectiveCounters& counters)
+{
+  std::array<std::vector<const MemberPhase*>, 2> lanes;
+  for (const MemberPhase& p : phases)
+    lanes[p.cross ? 1 : 0].insert(lanes[p.cross ? 1 : 0].end(), static_cast<std::size_t>(p.transfers.transfers), &p);
+  if (lanes[1].size() > 1) {
+    run_lanes_in_general(phases, unpaid_s, counters);
+    return;
+  }
+  CollectiveCounters* received = nullptr; // what the gets deliver is not looked at
+  std::vector<simgrid::s4u::CommPtr> cross;
+  if (!lanes[1].empty()) {
+    const MemberPhase& p = *lanes[1].front();
+    for (int c = 0; c < p.channels; ++c) {
+      const auto channel = static_cast<std::size_t>(c);
+      const int next = p.group->layout.channels[channel][static_cast<std::size_t>(p.member)];
+      cross.push_back(p.group->inboxes[channel][static_cast<std::size_t>(next)]->put_async(&counters, p.bytes));
+      cross.push_back(p.group->inboxes[channel][static_cast<std::size_t>(p.member)]->get_async<CollectiveCounters>(&received));
+    }
+    counters.bytes_sent += p.channels * static_cast<double>(p.bytes);
+    counters.bytes_received += p.channels * static_cast<double>(p.bytes);
+  }
+  double end_s = simgrid::s4u::Engine::get_clock();
+  for (const MemberPhase* p : lanes[0])
+    exchange_once({p}, counters);
+  if (!lanes[0].empty())
+    end_s = std::max(end_s, simgrid::s4u::Engine::get_clock() + unpaid_s[0]);
+  if (!cross.empty()) {
+    // The cross transfer may have ended while the intra lane ran: its end is what counts.
+    simgrid::s4u::Comm::wait_all(cross);
+    double cross_end_s = 0;
+    for (const auto& comm : cross)
+      cross_end_s = std::max(cross_end_s, comm->get_finish_time());
+    end_s = std::max(end_s, cross_end_s + unpaid_s[1]);
   }
   if (const double wait_s = end_s - simgrid::s4u::Engine::get_clock(); wait_s > 0)
     simgrid::s4u::this_actor::sleep_for(wait_s);
