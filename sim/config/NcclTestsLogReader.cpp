@@ -381,7 +381,9 @@ private:
     log_.devices_line = devices_.front().line;
     log_.devices_differ = std::any_of(devices_.begin(), devices_.end(), [&](const Device& d) { return d.name != log_.device; });
     const int first = per_host.at(devices_.front().host);
-    for (const auto& [host, ranks] : per_host)
+    for (const auto& entry : per_host) { // not a structured binding: clang 14 cannot capture one
+      const std::string& host = entry.first;
+      const int ranks = entry.second;
       if (ranks != first) {
         const auto at = std::find_if(devices_.begin(), devices_.end(), [&](const Device& d) { return d.host == host; });
         error(at->line, 1, "/devices/" + std::to_string(at->rank),
@@ -389,6 +391,7 @@ private:
                   std::to_string(first) + ": the ranks per host must be the same on every host");
         return;
       }
+    }
     log_.ranks_per_host = first;
   }
 
