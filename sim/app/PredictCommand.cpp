@@ -3,6 +3,7 @@
 #include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/JsonText.hpp"
 #include "sim/mlperf/MlperfScenarioBuilder.hpp"
 #include "sim/run/ScenarioRunner.hpp"
 #include "sim/config/CalibrationReader.hpp"
@@ -28,20 +29,6 @@ struct PredictOptions {
   std::string calibration_path;
   std::string format = "text";
 };
-
-std::string json_string(const std::string& text)
-{
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += std::string("\\") + c;
-    else if (static_cast<unsigned char>(c) < 0x20)
-      out += fmt::format("\\u{:04x}", static_cast<int>(static_cast<unsigned char>(c)));
-    else
-      out += c;
-  }
-  return out + "\"";
-}
 
 /// The batch size to simulate and where it comes from.
 std::pair<int, std::string> choose_batch(const PredictOptions& options, const model::Calibration& calibration,
