@@ -115,6 +115,12 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
     else
       scenario.error("executor", "unknown executor '" + *executor + "' (known: " + model::known_step_executors() + ")");
   }
+  if (auto steady_state = scenario.text("steady_state", Presence::Optional)) {
+    if (*steady_state == "extend" || *steady_state == "simulate")
+      s.extend_steady_state = *steady_state == "extend";
+    else
+      scenario.error("steady_state", "unknown steady_state '" + *steady_state + "' (known: extend, simulate)");
+  }
   s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
   s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
   s.zero3_prefetch_params =

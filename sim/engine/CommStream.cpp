@@ -41,8 +41,12 @@ void CommStream::operator()()
     if (next.close)
       return;
     const double start = sg4::Engine::get_clock();
+    const double sent_before = counters_.bytes_sent;
     run_collective(next.op, algorithm_, comm_, rank_, next.bytes, counters_);
-    busy_s_ += sg4::Engine::get_clock() - start;
+    const double end = sg4::Engine::get_clock();
+    busy_s_ += end - start;
+    if (events_ != nullptr)
+      events_->push_back({start, end, counters_.bytes_sent - sent_before});
     ++completed_;
     if (waiting_for_ != 0 && completed_ >= waiting_for_) {
       waiting_for_ = 0;

@@ -7,11 +7,13 @@
 /// actor and "what you waited for is done" back to the compute actor. That keeps the synchronisation
 /// to about two simcalls per collective, which matters at thousands of GPUs.
 
+#include "sim/engine/StepTrace.hpp"
 #include "sim/engine/collectives/CollectiveDispatch.hpp"
 
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <deque>
+#include <vector>
 
 namespace gpuscale::engine {
 
@@ -29,6 +31,9 @@ public:
 
   /// Body of the communication actor.
   void operator()();
+
+  /// Appends every collective this stream runs to `events` (null: records nothing).
+  void record_events(std::vector<CollectiveEvent>* events) { events_ = events; }
 
   double busy_s() const { return busy_s_; }
   const CollectiveCounters& counters() const { return counters_; }
@@ -50,6 +55,7 @@ private:
   std::size_t waiting_for_ = 0; ///< 0: the compute actor is not waiting
   double busy_s_ = 0;
   CollectiveCounters counters_;
+  std::vector<CollectiveEvent>* events_ = nullptr;
 };
 
 } // namespace gpuscale::engine

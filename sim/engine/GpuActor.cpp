@@ -26,6 +26,8 @@ void GpuActor::operator()()
   // CPU model's sharing solver), which matters at 1000 GPUs x 800 kernels (docs/BENCHMARKS.md).
   const double speed_flop_per_s = sg4::this_actor::get_host()->get_speed();
   for (const Instruction& instruction : program_.instructions) {
+    if (instruction_start_s_ != nullptr)
+      instruction_start_s_->push_back(sg4::Engine::get_clock());
     switch (instruction.kind) {
       case Instruction::Kind::Compute: {
         const double duration_s = instruction.amount / speed_flop_per_s;

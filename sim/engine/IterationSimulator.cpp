@@ -6,6 +6,7 @@
 #include "sim/engine/SimgridConfig.hpp"
 #include "sim/engine/SimgridExecutor.hpp"
 #include "sim/engine/StepSetup.hpp"
+#include "sim/engine/SteadyStateRun.hpp"
 #include "sim/engine/collectives/CollectiveDispatch.hpp"
 
 #include <algorithm>
@@ -67,13 +68,23 @@ IterationResult summarize(const StepSetup& setup, const StepTrace& trace)
 
 StepExecutor executor_for(model::StepExecutorKind kind)
 {
-  return kind == model::StepExecutorKind::Analytical ? &execute_analytically : &execute_on_simgrid;
+  return kind == model::StepExecutorKind::Analytical ? &execute_analytically
+                                                      : static_cast<StepExecutor>(&execute_on_simgrid);
 }
 
 IterationResult simulate_iteration(const model::ResolvedScenario& resolved, model::StepExecutorKind executor)
 {
-  const StepSetup setup(resolved);
-  return summarize(setup, executor_for(executor)(setup));
+  StepSetup setup(resolved);
+  if (executor == model::StepExecutorKind::Simgrid && resolved.scenario.extend_steady_state) {
+    SteadyStateReport report;
+    const StepTrace trace = execute_with_steady_state(setup, &report);
+    IterationResult result = summarize(setup, trace);
+    result.step_simulation = report.describe();
+    return result;
+  }
+  IterationResult result = summarize(setup, executor_for(executor)(setup));
+  result.step_simulation = "whole step simulated";
+  return result;
 }
 
 IterationResult simulate_iteration(const model::ResolvedScenario& resolved)
@@ -93,7 +104,7 @@ std::string serialize(const IterationResult& r)
   std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s,
                 r.compute_time_s, r.comm_time_s, r.exposed_comm_s, r.bytes_sent_per_gpu, r.dp_bytes_sent_per_gpu,
                 r.samples_per_s);
-  return std::string(buffer) + r.collective_used + "\n" + r.simgrid_config + "\n";
+  return std::string(buffer) + r.collective_used + "\n" + r.step_simulation + "\n" + r.simgrid_config + "\n";
 }
 
 IterationResult deserialize(const std::string& text)
@@ -106,8 +117,10 @@ IterationResult deserialize(const std::string& text)
     throw std::runtime_error("malformed simulation result from child process");
   const std::string rest = text.substr(static_cast<std::size_t>(consumed));
   const auto newline = rest.find('\n');
+  const auto second = rest.find('\n', newline + 1);
   r.collective_used = rest.substr(0, newline);
-  r.simgrid_config = rest.substr(newline + 1, rest.size() - newline - 2);
+  r.step_simulation = rest.substr(newline + 1, second - newline - 1);
+  r.simgrid_config = rest.substr(second + 1, rest.size() - second - 2);
   return r;
 }
 

@@ -16,6 +16,7 @@ struct IterationResult {
   int gpus = 0;
   std::string collective_used;      ///< data-parallel algorithm for gradient buckets ("auto" resolved)
   std::string simgrid_config;       ///< --cfg items applied
+  std::string step_simulation;      ///< how much of the step was simulated (SteadyStateReport::describe)
   double iteration_time_s = 0;      ///< slowest GPU, start to end of optimizer step
   double compute_time_s = 0;        ///< slowest GPU's busy time (kernels + optimizer)
   double comm_time_s = 0;           ///< longest time one GPU's communication streams were busy, summed over streams

@@ -44,6 +44,11 @@ void configure_engine(const model::SimgridNetworkConfig& network)
 
 StepTrace execute_on_simgrid(const StepSetup& setup)
 {
+  return execute_on_simgrid(setup, nullptr);
+}
+
+StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* events)
+{
   const model::Scenario& scenario = *setup.scenario;
   const int p = setup.gpus();
   // The engine parses --log from argv; the network model is set explicitly below.
@@ -70,6 +75,8 @@ StepTrace execute_on_simgrid(const StepSetup& setup)
   std::vector<std::unique_ptr<CommStream>> streams;
   std::vector<std::array<CommStream*, kStreamCount>> streams_of_rank(static_cast<std::size_t>(p));
   StepTrace trace(static_cast<std::size_t>(p));
+  if (events != nullptr)
+    events->assign(static_cast<std::size_t>(p), RankEvents{});
   for (int rank = 0; rank < p; ++rank) {
     sg4::Host* host = platform.gpu_hosts[static_cast<std::size_t>(rank)];
     const std::string suffix = std::to_string(rank);
@@ -81,13 +88,17 @@ StepTrace execute_on_simgrid(const StepSetup& setup)
       const StreamGroups groups = setup.groups_of(which);
       const auto g = static_cast<std::size_t>(setup.group_of(which, rank));
       streams.push_back(std::make_unique<CommStream>(comms[s][g], position_in((*groups.groups)[g], rank), groups.algorithm));
+      if (events != nullptr)
+        streams.back()->record_events(&(*events)[static_cast<std::size_t>(rank)].collectives[s]);
       streams_of_rank[static_cast<std::size_t>(rank)][s] = streams.back().get();
       sg4::Actor::create("stream" + std::to_string(static_cast<int>(which)) + "-" + suffix, host,
                          [stream = streams.back().get()] { (*stream)(); });
     }
     sg4::Actor::create("gpu" + suffix, host,
                        GpuActor(program, streams_of_rank[static_cast<std::size_t>(rank)],
-                                trace[static_cast<std::size_t>(rank)].timeline));
+                                trace[static_cast<std::size_t>(rank)].timeline,
+                                events != nullptr ? &(*events)[static_cast<std::size_t>(rank)].instruction_start_s
+                                                  : nullptr));
   }
   engine.run();
 

@@ -6,8 +6,13 @@
 #include "sim/engine/StepSetup.hpp"
 #include "sim/engine/StepTrace.hpp"
 
+#include <vector>
+
 namespace gpuscale::engine {
 
 StepTrace execute_on_simgrid(const StepSetup& setup);
+
+/// Same, recording every rank's events into `events` (resized to one per rank).
+StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* events);
 
 } // namespace gpuscale::engine

@@ -33,6 +33,8 @@ struct Instruction {
   Stream stream = Stream::Gradients;
   CollectiveOp op = CollectiveOp::AllReduce;
   std::size_t ticket = 0;
+
+  bool operator==(const Instruction&) const = default;
 };
 
 struct StepProgram {

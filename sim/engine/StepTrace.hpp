@@ -29,6 +29,21 @@ struct RankTrace {
   std::array<StreamTrace, kStreamCount> streams{};
 };
 
+/// One collective as a stream ran it.
+struct CollectiveEvent {
+  double start_s = 0;
+  double end_s = 0;
+  double bytes_sent = 0;
+};
+
+/// Every event of one GPU, recorded when a caller asks for them (the steady-state check,
+/// SteadyStateRun.hpp): when each instruction of its program started, and each collective of each
+/// stream, by ticket - 1.
+struct RankEvents {
+  std::vector<double> instruction_start_s;
+  std::array<std::vector<CollectiveEvent>, kStreamCount> collectives;
+};
+
 /// By GPU rank.
 using StepTrace = std::vector<RankTrace>;
 

@@ -98,6 +98,10 @@ struct Scenario {
   LinkFractions links;
   SimgridNetworkConfig simgrid;
   StepExecutorKind executor = StepExecutorKind::Simgrid;
+  /// `steady_state: extend` (default): on SimGrid, repeated runs of the step program (layers,
+  /// micro-batches) are simulated a few units long and extended by their period once the events
+  /// show it is reached (engine/SteadyStateRun.hpp); `simulate`: every unit is simulated.
+  bool extend_steady_state = true;
   std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists
   /// `network_calibration:` (resolved path; "": none): a calibration file whose network: and
   /// collective: values replace the committed calibration's (ScenarioInputs::network_calibration).
