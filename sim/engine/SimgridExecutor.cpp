@@ -66,11 +66,21 @@ StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* ev
 
   // Gradient and parameter streams run concurrently over the same ranks (ZeRO-3 prefetch next to
   // gradient reduce-scatter): separate communicators, so their messages never mix.
+  // Only for the streams some program uses (DDP never gathers parameters): each communicator
+  // names a mailbox and looks up a route per channel and member, thousands at thousands of GPUs.
   std::array<std::vector<Communicator>, kStreamCount> comms;
-  comms[static_cast<std::size_t>(Stream::Gradients)] = communicators_of("dp-grad", setup.dp_layouts, platform);
-  comms[static_cast<std::size_t>(Stream::Parameters)] = communicators_of("dp-param", setup.dp_layouts, platform);
-  comms[static_cast<std::size_t>(Stream::TensorParallel)] = communicators_of("tp", setup.tp_layouts, platform);
-  comms[static_cast<std::size_t>(Stream::ContextParallel)] = communicators_of("cp", setup.cp_layouts, platform);
+  auto build = [&](Stream which, const char* prefix, const std::vector<CommunicatorLayout>& layouts) {
+    const auto s = static_cast<std::size_t>(which);
+    for (const StepProgram& program : setup.programs)
+      if (program.submitted[s] > 0) {
+        comms[s] = communicators_of(prefix, layouts, platform);
+        return;
+      }
+  };
+  build(Stream::Gradients, "dp-grad", setup.dp_layouts);
+  build(Stream::Parameters, "dp-param", setup.dp_layouts);
+  build(Stream::TensorParallel, "tp", setup.tp_layouts);
+  build(Stream::ContextParallel, "cp", setup.cp_layouts);
 
   std::vector<std::unique_ptr<CommStream>> streams;
   std::vector<std::array<CommStream*, kStreamCount>> streams_of_rank(static_cast<std::size_t>(p));

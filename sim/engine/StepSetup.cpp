@@ -2,7 +2,9 @@
 
 #include "sim/engine/ScheduleBuilder.hpp"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 namespace gpuscale::engine {
@@ -17,20 +19,49 @@ std::vector<CommunicatorLayout> layouts_of(const std::vector<std::vector<int>>& 
   return layouts;
 }
 
-/// The ordered pairs every collective of the step may send on, so the platform has their routes.
+/// The collectives the programs submit on `streams`, once each: (operation, bytes).
+std::set<std::pair<CollectiveOp, double>> collectives_on(const std::vector<StepProgram>& programs,
+                                                         std::initializer_list<Stream> streams)
+{
+  std::set<std::pair<CollectiveOp, double>> out;
+  for (const StepProgram& program : programs)
+    for (const Instruction& in : program.instructions)
+      if (in.kind == Instruction::Kind::Submit && std::find(streams.begin(), streams.end(), in.stream) != streams.end())
+        out.emplace(in.op, in.amount);
+  return out;
+}
+
+/// Whether any of `collectives` runs halving-doubling on `layout` with `requested` (the plan
+/// run_collective makes): only then does the platform need its partners' routes, most of which
+/// cross the fabric's top (the cost of building a 4096-GPU platform, docs/BENCHMARKS.md).
+bool runs_halving_doubling(const std::set<std::pair<CollectiveOp, double>>& collectives,
+                           model::CollectiveAlgorithm requested, const CommunicatorLayout& layout)
+{
+  if (requested != model::CollectiveAlgorithm::HalvingDoubling && requested != model::CollectiveAlgorithm::Auto)
+    return false;
+  const CommunicatorShape shape = layout.shape();
+  for (const auto& [op, bytes] : collectives)
+    if (plan_collective(op, requested, shape, bytes).halving_doubling)
+      return true;
+  return false;
+}
+
+/// The ordered pairs every collective of the step sends on, so the platform has their routes.
 std::vector<std::pair<int, int>> routes_of(const StepSetup& setup)
 {
-  const auto collective = setup.scenario->collective;
-  const bool dp_may_use_halving_doubling = collective == model::CollectiveAlgorithm::HalvingDoubling ||
-                                           collective == model::CollectiveAlgorithm::Auto;
+  const auto dp = collectives_on(setup.programs, {Stream::Gradients, Stream::Parameters});
+  const auto tp = collectives_on(setup.programs, {Stream::TensorParallel});
+  const auto cp = collectives_on(setup.programs, {Stream::ContextParallel});
   std::vector<std::pair<int, int>> routes;
-  for (const auto& layout : setup.dp_layouts)
-    for (const auto& pair : layout.route_pairs(dp_may_use_halving_doubling))
-      routes.push_back(pair);
-  for (const auto* layouts : {&setup.tp_layouts, &setup.cp_layouts})
-    for (const auto& layout : *layouts)
-      for (const auto& pair : layout.route_pairs(true))
+  auto add = [&](const std::vector<CommunicatorLayout>& layouts, const std::set<std::pair<CollectiveOp, double>>& used,
+                 model::CollectiveAlgorithm requested) {
+    for (const auto& layout : layouts)
+      for (const auto& pair : layout.route_pairs(runs_halving_doubling(used, requested, layout)))
         routes.push_back(pair);
+  };
+  add(setup.dp_layouts, dp, setup.scenario->collective);
+  add(setup.tp_layouts, tp, model::CollectiveAlgorithm::Auto);
+  add(setup.cp_layouts, cp, model::CollectiveAlgorithm::Auto);
   return routes;
 }
 

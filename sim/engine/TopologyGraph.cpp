@@ -1,7 +1,9 @@
 #include "sim/engine/TopologyGraph.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <stdexcept>
 
 namespace gpuscale::engine {
@@ -193,12 +195,42 @@ std::vector<std::vector<RouteHop>> TopologyGraph::routes_from(int src_rank, cons
 {
   const Vertex src = gpu_vertices.at(static_cast<std::size_t>(src_rank));
   const std::size_t n = boost::num_vertices(graph);
-  constexpr Vertex kNone = static_cast<Vertex>(-1);
-  std::vector<Vertex> parent(n, kNone);
-  std::vector<Edge> parent_edge(n);
+  // One search per source over a graph of thousands of vertices: the scratch arrays are kept
+  // between calls and a vertex counts as reached only when stamped by this call, so a search
+  // costs what it visits, not the size of the graph.
+  struct Scratch {
+    std::vector<std::uint32_t> reached_by; ///< the call that reached the vertex
+    std::vector<Vertex> parent;
+    std::vector<Edge> parent_edge;
+    std::vector<std::uint32_t> wanted_by;  ///< the call that wants a route to the vertex
+    std::uint32_t call = 0;
+  };
+  thread_local Scratch scratch;
+  if (scratch.reached_by.size() < n || scratch.call == std::numeric_limits<std::uint32_t>::max()) {
+    scratch.reached_by.assign(n, 0);
+    scratch.wanted_by.assign(n, 0);
+    scratch.parent.resize(n);
+    scratch.parent_edge.resize(n);
+    scratch.call = 0;
+  }
+  const std::uint32_t call = ++scratch.call;
+  auto& reached_by = scratch.reached_by;
+  auto& parent = scratch.parent;
+  auto& parent_edge = scratch.parent_edge;
+  // The search stops once every destination is reached: a vertex's parent is fixed when it is
+  // first reached, so the routes are those of the full search.
+  std::size_t missing = 0;
+  for (int dst_rank : dst_ranks) {
+    const Vertex dst = gpu_vertices.at(static_cast<std::size_t>(dst_rank));
+    if (dst != src && scratch.wanted_by[dst] != call) {
+      scratch.wanted_by[dst] = call;
+      ++missing;
+    }
+  }
   std::deque<Vertex> queue{src};
   parent[src] = src;
-  while (!queue.empty()) {
+  reached_by[src] = call;
+  while (!queue.empty() && missing > 0) {
     const Vertex u = queue.front();
     queue.pop_front();
     // GPUs are endpoints only: traffic is never forwarded through another GPU.
@@ -206,17 +238,20 @@ std::vector<std::vector<RouteHop>> TopologyGraph::routes_from(int src_rank, cons
       continue;
     for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
       const Vertex v = boost::target(*it, graph);
-      if (parent[v] != kNone)
+      if (reached_by[v] == call)
         continue;
+      reached_by[v] = call;
       parent[v] = u;
       parent_edge[v] = *it;
       queue.push_back(v);
+      if (scratch.wanted_by[v] == call)
+        --missing;
     }
   }
   std::vector<std::vector<RouteHop>> routes;
   for (int dst_rank : dst_ranks) {
     const Vertex dst = gpu_vertices.at(static_cast<std::size_t>(dst_rank));
-    if (parent[dst] == kNone)
+    if (reached_by[dst] != call)
       throw std::runtime_error("no route from " + graph[src].name + " to " + graph[dst].name);
     std::vector<RouteHop> hops;
     for (Vertex v = dst; v != src; v = parent[v]) {
