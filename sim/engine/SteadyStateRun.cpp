@@ -13,10 +13,12 @@
 namespace gpuscale::engine {
 namespace {
 
-// The first try keeps 8 units of a run (up to 5 of warm-up, then two pairs to compare); a run whose
-// last units are not yet periodic is tried again with 3x as many, while that is at most half of it.
-// Warm-up measured on the bench scenarios: 1 unit at 64 and 256 GPUs, 6 at 1024 (docs/BENCHMARKS.md).
+// The first try keeps an eighth of a run and at least 8 units (up to 5 of warm-up, then two pairs to
+// compare); a run whose last units are not yet periodic is tried again with 3x as many, while that
+// is at most half of it. Warm-up measured on the Llama 2 bench scenario: 1 unit at 64 and 256 GPUs,
+// 6 units of the 80-layer forward at 1024 (docs/BENCHMARKS.md).
 constexpr std::size_t kFirstKeptUnits = 8;
+constexpr std::size_t kFirstKeptShare = 8; // 1/8 of the run
 constexpr std::size_t kKeptGrowth = 3;
 constexpr const char* kNotSteady = "not steady";
 
@@ -183,7 +185,9 @@ StepTrace execute_with_steady_state(StepSetup& setup, SteadyStateReport* report)
     if (program.instructions != whole.instructions) // uneven batch shares: ranks repeat different runs
       return execute_on_simgrid(setup);
   std::vector<RepeatedRun> runs = find_repeated_runs(whole, kFirstKeptUnits, 2 * kFirstKeptUnits);
-  std::vector<std::size_t> kept(runs.size(), kFirstKeptUnits);
+  std::vector<std::size_t> kept;
+  for (const RepeatedRun& run : runs)
+    kept.push_back(std::max(kFirstKeptUnits, (run.units + kFirstKeptShare - 1) / kFirstKeptShare));
   // Tries stop once they would have simulated as many instructions as the whole step has: a step
   // that never settles costs at most about twice its simulation.
   std::size_t simulated_instructions = 0;
