@@ -14,13 +14,13 @@ namespace gpuscale::engine {
 namespace {
 
 // The first try keeps a quarter of a run and at least 8 units (up to 5 of warm-up, then two pairs to
-// compare); a run whose last units are not yet periodic is tried again with 3x as many, while that
+// compare); a run whose last units are not yet periodic is tried again with 2x as many, while that
 // is at most half of it. Warm-up of the 80-layer Llama 2 forward (docs/BENCHMARKS.md): 1 unit at 64
 // and 256 GPUs, 6 at 1024 on the 2:1 fat tree, 13 at 2048 on the 512-node tree: a quarter (20
 // units) settles them in one try.
 constexpr std::size_t kFirstKeptUnits = 8;
 constexpr std::size_t kFirstKeptShare = 4; // a quarter of the run
-constexpr std::size_t kKeptGrowth = 3;
+constexpr std::size_t kKeptGrowth = 2;
 constexpr const char* kNotSteady = "not steady";
 
 /// Whether unit u + 1 of `run` repeats unit u shifted by `shift_s` on every rank (see the header).

@@ -85,14 +85,7 @@ TEST_CASE("engine executors agree when GPUs of two speeds reach each collective 
   // 2 nodes of the test GPU, then 2 of one at half its peak: the fast ranks wait at every bucket,
   // and the rendezvous of each transfer (start when sender and receiver are both there) decides.
   auto s = uncontended(2, 4, 0, CollectiveAlgorithm::Ring);
-  auto slow = testing::synthetic_gpu(50e12);
-  slow.name = "slow-gpu";
-  s.platform.gpu_types.emplace("slow-gpu", slow);
-  auto node = s.platform.node_types.at("test-node");
-  node.name = "slow-node";
-  node.gpu_type = "slow-gpu";
-  s.platform.node_types.emplace("slow-node", node);
-  s.platform.node_groups.push_back({"slow-node", 2});
+  testing::add_slow_nodes(s.platform, 2, 50e12);
   s.scenario.gpus = 16;
   s.scenario.global_batch_size = 4 * 16;
   for (auto collective : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::RingFlow, CollectiveAlgorithm::Hierarchical,

@@ -66,6 +66,16 @@ WholeAndExtended run_both_ways(model::ResolvedScenario s)
   return out;
 }
 
+/// The scenario's runs are extended, and the result equals the whole simulation to 1e-9.
+void check_extended_equals_whole(const model::ResolvedScenario& s)
+{
+  const auto both = run_both_ways(s);
+  INFO(both.extended.step_simulation);
+  CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
+  CHECK(both.whole.step_simulation == "whole step simulated");
+  check_same(both.extended, both.whole, 1e-9);
+}
+
 } // namespace
 
 TEST_CASE("engine::find_repeated_runs finds the prefetching unit and nothing in a program without repeats",
@@ -186,11 +196,7 @@ TEST_CASE("engine steady-state extension equals the whole simulation to 1e-9", "
     s.scenario.zero3_prefetch_params = 1e6; // one group per layer
     s.scenario.collective = CollectiveAlgorithm::Auto;
     s.scenario.bucket_bytes = 8e6; // a reduce-scatter every second layer
-    const auto both = run_both_ways(s);
-    INFO(both.extended.step_simulation);
-    CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
-    CHECK(both.whole.step_simulation == "whole step simulated");
-    check_same(both.extended, both.whole, 1e-9);
+    check_extended_equals_whole(s);
   }
   SECTION("ZeRO-2 with 32 accumulated micro-batches, each reduce-scattering its buckets: the micro-batch repeats")
   {
@@ -199,10 +205,7 @@ TEST_CASE("engine steady-state extension equals the whole simulation to 1e-9", "
     auto s = testing::synthetic_scenario(testing::synthetic_platform(2, 4, 200e9, 1e-6), workload, 8, 4, 32);
     s.scenario.zero_stage = 2;
     s.scenario.collective = CollectiveAlgorithm::Auto;
-    const auto both = run_both_ways(s);
-    INFO(both.extended.step_simulation);
-    CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
-    check_same(both.extended, both.whole, 1e-9);
+    check_extended_equals_whole(s);
   }
   SECTION("ZeRO-3 across the leaves of a 2:1 oversubscribed fat tree, gathers contending in the uplinks")
   {
@@ -213,10 +216,7 @@ TEST_CASE("engine steady-state extension equals the whole simulation to 1e-9", "
     s.scenario.zero_stage = 3;
     s.scenario.zero3_prefetch_params = 2e6;
     s.scenario.collective = CollectiveAlgorithm::Ring;
-    const auto both = run_both_ways(s);
-    INFO(both.extended.step_simulation);
-    CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
-    check_same(both.extended, both.whole, 1e-9);
+    check_extended_equals_whole(s);
   }
   SECTION("tensor parallelism: blocking TP all-reduces inside every repeated layer")
   {
@@ -228,10 +228,7 @@ TEST_CASE("engine steady-state extension equals the whole simulation to 1e-9", "
     auto s = testing::synthetic_scenario(testing::synthetic_platform(2, 4, 200e9, 1e-6), workload, 8, 2, 2);
     s.scenario.tensor_parallel = 4;
     s.scenario.collective = CollectiveAlgorithm::Auto;
-    const auto both = run_both_ways(s);
-    INFO(both.extended.step_simulation);
-    CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
-    check_same(both.extended, both.whole, 1e-9);
+    check_extended_equals_whole(s);
   }
 }
 
@@ -243,18 +240,8 @@ TEST_CASE("engine steady-state extension: GPUs of two speeds are extended and un
   auto s = testing::synthetic_scenario(testing::synthetic_platform(1, 4, 200e9, 1e-6), workload, 8, 2);
   s.scenario.zero_stage = 3;
   s.scenario.zero3_prefetch_params = 1e6;
-  auto slow = testing::synthetic_gpu(50e12);
-  slow.name = "slow-gpu";
-  s.platform.gpu_types.emplace("slow-gpu", slow);
-  auto slow_node = s.platform.node_types.at("test-node");
-  slow_node.name = "slow-node";
-  slow_node.gpu_type = "slow-gpu";
-  s.platform.node_types.emplace("slow-node", slow_node);
-  s.platform.node_groups.push_back({"slow-node", 1});
-  const auto two_speeds = run_both_ways(s);
-  INFO(two_speeds.extended.step_simulation);
-  CHECK(two_speeds.extended.step_simulation.rfind("steady state:", 0) == 0);
-  check_same(two_speeds.extended, two_speeds.whole, 1e-9);
+  testing::add_slow_nodes(s.platform, 1, 50e12);
+  check_extended_equals_whole(s);
 
   // The slow GPUs run one micro-batch, the fast ones three: different programs (DDP: the
   // gradients are reduced once, after every rank's last micro-batch).

@@ -53,6 +53,19 @@ inline model::Platform synthetic_platform(int nodes, int gpus_per_node, double i
   return platform;
 }
 
+/// Appends `nodes` nodes like the test node whose GPU ("slow-gpu") peaks at `peak_flop_per_s`.
+inline void add_slow_nodes(model::Platform& platform, int nodes, double peak_flop_per_s)
+{
+  auto slow = synthetic_gpu(peak_flop_per_s);
+  slow.name = "slow-gpu";
+  platform.gpu_types.emplace("slow-gpu", slow);
+  auto node = platform.node_types.at("test-node");
+  node.name = "slow-node";
+  node.gpu_type = "slow-gpu";
+  platform.node_types.emplace("slow-node", node);
+  platform.node_groups.push_back({"slow-node", nodes});
+}
+
 /// One trainable "layer" per entry of `layer_params`, each with `flop_per_sample` forward FLOPs.
 inline model::WorkloadTrace synthetic_workload(const std::vector<double>& layer_params, double flop_per_sample)
 {
