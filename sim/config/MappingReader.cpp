@@ -124,25 +124,32 @@ MappingReader::MappingReader(YAML::Node node, std::string file, std::string path
   if (!node_.IsMap()) {
     report(diagnostics_, file_, node_, path_.empty() ? "/" : path_, "expected a mapping, got " + node_kind(node_));
     valid_ = false;
+    return;
+  }
+  entries_.reserve(node_.size());
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const bool scalar_key = it->first.IsScalar();
+    entries_.push_back({scalar_key ? it->first.Scalar() : "?", scalar_key, it->first, it->second});
   }
 }
 
-YAML::Node MappingReader::lookup(const std::string& key) const
+const YAML::Node* MappingReader::lookup(const std::string& key) const
 {
-  // Through a const reference: yaml-cpp's non-const operator[] may insert the key.
-  const YAML::Node& node = node_;
-  return node[key];
+  for (const auto& entry : entries_)
+    if (entry.scalar_key && entry.name == key)
+      return &entry.value;
+  return nullptr;
 }
 
 bool MappingReader::has(const std::string& key) const
 {
-  return valid_ && lookup(key).IsDefined();
+  return valid_ && lookup(key) != nullptr;
 }
 
 void MappingReader::error(const std::string& key, const std::string& message)
 {
-  const YAML::Node value = valid_ ? lookup(key) : YAML::Node();
-  report(diagnostics_, file_, value.IsDefined() ? value : node_, path_of(key), message);
+  const YAML::Node* value = valid_ ? lookup(key) : nullptr;
+  report(diagnostics_, file_, value ? *value : node_, path_of(key), message);
 }
 
 std::optional<YAML::Node> MappingReader::child(const std::string& key, Presence presence)
@@ -150,13 +157,13 @@ std::optional<YAML::Node> MappingReader::child(const std::string& key, Presence 
   used_.insert(key);
   if (!valid_)
     return std::nullopt;
-  YAML::Node value = lookup(key);
-  if (!value.IsDefined()) {
+  const YAML::Node* value = lookup(key);
+  if (!value) {
     if (presence == Presence::Required)
       report(diagnostics_, file_, node_, path_of(key), "missing required key '" + key + "'");
     return std::nullopt;
   }
-  return value;
+  return *value;
 }
 
 std::optional<YAML::Node> MappingReader::scalar(const std::string& key, Presence presence, const char* expected)
@@ -218,7 +225,7 @@ std::optional<double> MappingReader::positive_quantity(const std::string& key, u
 {
   auto value = quantity(key, dimension, presence);
   if (value && *value <= 0) {
-    error(key, "must be greater than zero, got '" + lookup(key).Scalar() + "'");
+    error(key, "must be greater than zero, got '" + lookup(key)->Scalar() + "'");
     return std::nullopt;
   }
   return value;
@@ -329,10 +336,10 @@ void MappingReader::finish()
   if (!valid_)
     return;
   std::map<std::string, int> first_line; // yaml-cpp keeps both entries of a repeated key; only one would be read
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-    if (const auto [first, inserted] = first_line.emplace(key, it->first.Mark().line + 1); !inserted) {
-      report(diagnostics_, file_, it->first, path_of(key),
+  for (const auto& entry : entries_) {
+    const std::string& key = entry.name;
+    if (const auto [first, inserted] = first_line.emplace(key, entry.key.Mark().line + 1); !inserted) {
+      report(diagnostics_, file_, entry.key, path_of(key),
              "duplicate key '" + key + "' (first given on line " + std::to_string(first->second) + ")");
       continue;
     }
@@ -340,7 +347,7 @@ void MappingReader::finish()
       std::string known;
       for (const auto& k : used_)
         known += (known.empty() ? "" : ", ") + k;
-      report(diagnostics_, file_, it->first, path_of(key), "unknown key '" + key + "' (known keys: " + known + ")");
+      report(diagnostics_, file_, entry.key, path_of(key), "unknown key '" + key + "' (known keys: " + known + ")");
     }
   }
 }

@@ -55,7 +55,8 @@ public:
   void error(const std::string& key, const std::string& message);
 
 private:
-  YAML::Node lookup(const std::string& key) const;
+  /// The value of `key` (its first entry if repeated, as yaml-cpp's operator[]), or null when absent.
+  const YAML::Node* lookup(const std::string& key) const;
   std::optional<YAML::Node> scalar(const std::string& key, Presence presence, const char* expected);
 
   YAML::Node node_;
@@ -64,6 +65,16 @@ private:
   Diagnostics& diagnostics_;
   bool valid_ = true;
   std::set<std::string> used_;
+  /// The mapping's scalar keys and values in document order, listed once: yaml-cpp's operator[] builds
+  /// a stringstream for every absent key, and a scenario's reader asks for dozens of optional keys
+  /// (most of the cost of checking a sweep point by point).
+  struct Entry {
+    std::string name; ///< the key's text, "?" for a key that is not a scalar
+    bool scalar_key;
+    YAML::Node key;
+    YAML::Node value;
+  };
+  std::vector<Entry> entries_;
 };
 
 /// Checks that `node` is a non-empty sequence; reports and returns false otherwise.
