@@ -138,7 +138,7 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const ru
   }
   out += format_time_to_train(resolved, outcome);
   out += fmt::format("simgrid    {}\n", r.simgrid_config);
-  if (outcome.iteration && outcome.iteration->step_simulation != "whole step simulated")
+  if (outcome.iteration && outcome.iteration->step_simulation != engine::kWholeStepSimulated)
     out += fmt::format("step       {}\n", outcome.iteration->step_simulation);
   if (r.executor == "analytical")
     out += "executor   analytical: alpha-beta along the routes, no link contention\n";

@@ -83,7 +83,7 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved, mode
     return result;
   }
   IterationResult result = summarize(setup, executor_for(executor)(setup));
-  result.step_simulation = "whole step simulated";
+  result.step_simulation = kWholeStepSimulated;
   return result;
 }
 

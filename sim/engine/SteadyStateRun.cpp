@@ -102,9 +102,9 @@ StepTrace deserialize(const std::string& text)
 std::string SteadyStateReport::describe() const
 {
   if (runs == 0 && attempts == 0)
-    return "whole step simulated";
+    return kWholeStepSimulated;
   if (runs == 0)
-    return "whole step simulated (" + std::to_string(attempts) + " shortened " + (attempts == 1 ? "try" : "tries") +
+    return std::string(kWholeStepSimulated) + " (" + std::to_string(attempts) + " shortened " + (attempts == 1 ? "try" : "tries") +
            " not periodic)";
   return "steady state: " + std::to_string(units_extrapolated) + " of " +
          std::to_string(units_simulated + units_extrapolated) + " repeated units extended by their period (" +

@@ -11,6 +11,9 @@ namespace gpuscale::engine {
 
 struct StepSetup;
 
+/// How a step simulated in full, without a shortened try, is described (IterationResult::step_simulation).
+inline constexpr const char* kWholeStepSimulated = "whole step simulated";
+
 /// When things happened on one GPU during the step (simulated seconds from 0).
 struct GpuTimeline {
   double compute_s = 0; ///< busy executing kernels (forward, backward, optimizer)
