@@ -78,7 +78,29 @@ std::vector<std::size_t> candidate_periods(const std::vector<InstructionKey>& ke
   return periods;
 }
 
-/// Maximal runs of period `period` with at least `min_units` whole units.
+/// Whether a unit of keys[begin, begin + length) can repeat with one period. A unit that submits
+/// collectives but neither computes, sleeps nor waits cannot: its instructions take no time (period
+/// 0) while its collectives queue behind each other on their stream, each starting when the one
+/// before has ended (period > 0). Such runs (ZeRO-1's reduce-scatters submitted together after the
+/// backward) would only cost a shortened try that the check refuses.
+bool can_have_one_period(const std::vector<InstructionKey>& keys, std::size_t begin, std::size_t length)
+{
+  bool submits = false;
+  for (std::size_t j = begin; j < begin + length; ++j) {
+    switch (keys[j].kind) {
+      case Instruction::Kind::Submit: submits = true; break;
+      case Instruction::Kind::Compute:
+      case Instruction::Kind::Sleep:
+        if (keys[j].amount_bits != 0) // +0.0: takes no time
+          return true;
+        break;
+      case Instruction::Kind::Wait: return true;
+    }
+  }
+  return !submits;
+}
+
+/// Maximal runs of period `period` with at least `min_units` whole units that can have one period.
 void add_runs_of_period(const std::vector<InstructionKey>& keys, std::size_t period, std::size_t min_units,
                         std::vector<RepeatedRun>& runs)
 {
@@ -93,7 +115,7 @@ void add_runs_of_period(const std::vector<InstructionKey>& keys, std::size_t per
     while (i + period + matched < n && keys[i + matched] == keys[i + period + matched])
       ++matched;
     const std::size_t units = (matched + period) / period;
-    if (units >= min_units)
+    if (units >= min_units && can_have_one_period(keys, i, period))
       runs.push_back({i, period, units});
     i += matched;
   }

@@ -28,7 +28,9 @@ struct RepeatedRun {
 /// The non-overlapping repeated runs of `program` with at least `min_units` units, in program order,
 /// chosen greedily by the instructions they cover beyond `kept_units` (the most saving first). Two
 /// instructions are the same when kind, amount (bit for bit), stream and operation match and a wait
-/// waits for the same ticket counted back from what its stream has submitted so far.
+/// waits for the same ticket counted back from what its stream has submitted so far. A unit that
+/// submits collectives without computing, sleeping or waiting is no run: its collectives queue on
+/// their stream, so its events cannot repeat with one period.
 std::vector<RepeatedRun> find_repeated_runs(const StepProgram& program, std::size_t kept_units,
                                             std::size_t min_units);
 

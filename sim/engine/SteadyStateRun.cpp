@@ -1,12 +1,15 @@
 #include "sim/engine/SteadyStateRun.hpp"
 
 #include "sim/engine/IsolatedRun.hpp"
+#include "sim/engine/RouteCosts.hpp"
 #include "sim/engine/SimgridExecutor.hpp"
+#include "sim/engine/collectives/AnalyticalCollective.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -22,6 +25,72 @@ constexpr std::size_t kFirstKeptUnits = 8;
 constexpr std::size_t kFirstKeptShare = 4; // a quarter of the run
 constexpr std::size_t kKeptGrowth = 2;
 constexpr const char* kNotSteady = "not steady";
+
+/// Whether `run` falls further behind with every unit, so that no shortened try can pass the check:
+/// its unit waits for nothing, and on some stream its collectives take longer, uncontended, than its
+/// kernels on the slowest GPU. The kernels then repeat with their own period and the collectives,
+/// queued behind each other, with theirs (DDP's bucketed all-reduces on per-step rings at 32 and 64
+/// GPUs). Uncontended is the analytical executor's α–β time of the stream's first communicator,
+/// which SimGrid's never undercuts (equal where nothing shares a link, tests/engine/Executors_test.cpp);
+/// the margin covers their 1e-6 agreement. This only decides what is tried: a kept run is still checked.
+bool falls_behind(const StepSetup& setup, const RouteCosts& routes, const StepProgram& program, const RepeatedRun& run)
+{
+  double flop = 0;
+  double sleep_s = 0;
+  std::array<std::vector<const Instruction*>, kStreamCount> submits;
+  for (std::size_t j = run.begin; j < run.begin + run.unit_length; ++j) {
+    const Instruction& in = program.instructions[j];
+    switch (in.kind) {
+      case Instruction::Kind::Wait: return false;
+      case Instruction::Kind::Compute: flop += in.amount; break;
+      case Instruction::Kind::Sleep: sleep_s += in.amount; break;
+      case Instruction::Kind::Submit: submits[static_cast<std::size_t>(in.stream)].push_back(&in); break;
+    }
+  }
+  const double slowest_flop_per_s =
+      *std::min_element(setup.gpu_speed_flop_per_s.begin(), setup.gpu_speed_flop_per_s.end());
+  const double kernels_s = flop / slowest_flop_per_s + sleep_s;
+  for (std::size_t s = 0; s < kStreamCount; ++s) {
+    const auto& unit_submits = submits[s];
+    const StreamGroups groups = setup.groups_of(static_cast<Stream>(s));
+    if (unit_submits.empty() || groups.groups->empty() || groups.layouts->empty())
+      continue;
+    const std::size_t members = groups.groups->front().size();
+    double collectives_s = 0; // on the member whose collectives end first
+    for (const Instruction* in : unit_submits) {
+      std::vector<double> clock_s(members, 0.0);
+      std::vector<CollectiveCounters> counters(members);
+      time_collective(in->op, groups.algorithm, groups.layouts->front(), routes, std::vector<double>(members, in->amount),
+                      clock_s, counters);
+      collectives_s += *std::min_element(clock_s.begin(), clock_s.end());
+    }
+    if (collectives_s > kernels_s * (1 + 1e-6))
+      return true;
+  }
+  return false;
+}
+
+/// `runs` without those that fall behind (see falls_behind). All kept where the network model has no
+/// uncontended α–β form (RouteCosts).
+std::vector<RepeatedRun> runs_worth_trying(const StepSetup& setup, const StepProgram& program,
+                                           std::vector<RepeatedRun> runs)
+{
+  const bool any_without_waits = std::any_of(runs.begin(), runs.end(), [&](const RepeatedRun& run) {
+    const auto unit = program.instructions.begin() + static_cast<std::ptrdiff_t>(run.begin);
+    return std::none_of(unit, unit + static_cast<std::ptrdiff_t>(run.unit_length),
+                        [](const Instruction& in) { return in.kind == Instruction::Kind::Wait; });
+  });
+  if (!any_without_waits)
+    return runs;
+  std::unique_ptr<RouteCosts> routes;
+  try {
+    routes = std::make_unique<RouteCosts>(setup.topology, setup.routes, setup.scenario->simgrid);
+  } catch (const std::invalid_argument&) {
+    return runs;
+  }
+  std::erase_if(runs, [&](const RepeatedRun& run) { return falls_behind(setup, *routes, program, run); });
+  return runs;
+}
 
 /// Whether unit u + 1 of `run` repeats unit u shifted by `shift_s` on every rank (see the header).
 bool shifted_copy(const KeptRun& run, std::size_t u, double shift_s, double tolerance_s,
@@ -185,7 +254,8 @@ StepTrace execute_with_steady_state(StepSetup& setup, SteadyStateReport* report)
   for (const StepProgram& program : setup.programs)
     if (program.instructions != whole.instructions) // uneven batch shares: ranks repeat different runs
       return execute_on_simgrid(setup);
-  std::vector<RepeatedRun> runs = find_repeated_runs(whole, kFirstKeptUnits, 2 * kFirstKeptUnits);
+  std::vector<RepeatedRun> runs =
+      runs_worth_trying(setup, whole, find_repeated_runs(whole, kFirstKeptUnits, 2 * kFirstKeptUnits));
   std::vector<std::size_t> kept;
   for (const RepeatedRun& run : runs)
     kept.push_back(std::max(kFirstKeptUnits, (run.units + kFirstKeptShare - 1) / kFirstKeptShare));

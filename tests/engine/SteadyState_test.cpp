@@ -97,6 +97,25 @@ TEST_CASE("engine::find_repeated_runs finds the prefetching unit and nothing in 
   }
   CHECK(engine::find_repeated_runs(distinct, 8, 16).empty());
   CHECK(engine::find_repeated_runs(prefetching_program(10), 8, 16).empty()); // too few units to be worth it
+
+  // Collectives submitted back to back, as ZeRO-1's reduce-scatters after the backward: the submits
+  // take no time, the collectives queue on their stream, so no period fits both; not a run. The same
+  // submits each after a kernel are one.
+  StepProgram queued;
+  queued.compute(1e9);
+  for (int i = 0; i < 30; ++i)
+    queued.submit(Stream::Gradients, engine::CollectiveOp::ReduceScatter, 1e6);
+  queued.wait_all(Stream::Gradients);
+  CHECK(engine::find_repeated_runs(queued, 8, 16).empty());
+  StepProgram overlapped;
+  for (int i = 0; i < 30; ++i) {
+    overlapped.compute(1e9);
+    overlapped.submit(Stream::Gradients, engine::CollectiveOp::ReduceScatter, 1e6);
+  }
+  overlapped.wait_all(Stream::Gradients);
+  const auto overlapped_runs = engine::find_repeated_runs(overlapped, 8, 16);
+  REQUIRE(overlapped_runs.size() == 1);
+  CHECK(overlapped_runs[0].unit_length == 2);
 }
 
 TEST_CASE("engine::shorten keeps the first units and renumbers the tickets that follow", "[engine][steady-state]")
@@ -252,4 +271,25 @@ TEST_CASE("engine steady-state extension: GPUs of two speeds are extended and un
   const auto uneven = run_both_ways(s);
   CHECK(uneven.extended.step_simulation == "whole step simulated");
   CHECK(uneven.extended.iteration_time_s == uneven.whole.iteration_time_s);
+}
+
+TEST_CASE("engine steady-state extension does not try runs whose collectives fall behind their kernels",
+          "[engine][steady-state]")
+{
+  // DDP over 24 layers on 2 nodes: each layer's backward (2 x 2e10 FLOP x 2 samples at 50 TFLOP/s,
+  // 1.6 ms) submits its 8 MB gradient bucket to a per-step ring. With 25 GB/s NICs a bucket takes
+  // about 0.6 ms and the run is extended; with 2 GB/s about 7 ms, the buckets queue ever longer behind
+  // the kernels, and the step is simulated whole without a shortened try.
+  const auto workload = testing::synthetic_workload(std::vector<double>(24, 4e6), 2e10);
+  for (const double nic_Bps : {25e9, 2e9}) {
+    auto s = testing::synthetic_scenario(testing::synthetic_platform(2, 4, 200e9, 1e-6, nic_Bps), workload, 8, 2);
+    s.scenario.bucket_bytes = 8e6;
+    const auto both = run_both_ways(s);
+    INFO("NIC " << nic_Bps << " B/s: " << both.extended.step_simulation);
+    if (nic_Bps == 25e9)
+      CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
+    else
+      CHECK(both.extended.step_simulation == "whole step simulated");
+    check_same(both.extended, both.whole, 1e-9);
+  }
 }
