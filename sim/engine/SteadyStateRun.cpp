@@ -30,9 +30,12 @@ constexpr const char* kNotSteady = "not steady";
 /// its unit waits for nothing, and on some stream its collectives take longer, uncontended, than its
 /// kernels on the slowest GPU. The kernels then repeat with their own period and the collectives,
 /// queued behind each other, with theirs (DDP's bucketed all-reduces on per-step rings at 32 and 64
-/// GPUs). Uncontended is the analytical executor's α–β time of the stream's first communicator,
-/// which SimGrid's never undercuts (equal where nothing shares a link, tests/engine/Executors_test.cpp);
-/// the margin covers their 1e-6 agreement. This only decides what is tried: a kept run is still checked.
+/// GPUs). Uncontended is the analytical executor's α–β time of the stream's first communicator with
+/// its members starting together, which SimGrid's never undercuts (equal where nothing shares a link,
+/// tests/engine/Executors_test.cpp); the margin covers their 1e-6 agreement. (Queued collectives
+/// start staggered, not together; for rings each member's own chain of sends is the same bound.)
+/// This only decides what is tried: a run misjudged is simulated whole, slower but with the same
+/// result, and a kept run is still checked.
 bool falls_behind(const StepSetup& setup, const RouteCosts& routes, const StepProgram& program, const RepeatedRun& run)
 {
   double flop = 0;
