@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <iterator>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -26,6 +25,14 @@ constexpr std::size_t kFirstKeptShare = 4; // a quarter of the run
 constexpr std::size_t kKeptGrowth = 2;
 constexpr const char* kNotSteady = "not steady";
 
+/// Whether the unit of `run` waits for a collective.
+bool unit_waits(const StepProgram& program, const RepeatedRun& run)
+{
+  const auto unit = program.instructions.begin() + static_cast<std::ptrdiff_t>(run.begin);
+  return std::any_of(unit, unit + static_cast<std::ptrdiff_t>(run.unit_length),
+                     [](const Instruction& in) { return in.kind == Instruction::Kind::Wait; });
+}
+
 /// Whether `run` falls further behind with every unit, so that no shortened try can pass the check:
 /// its unit waits for nothing, and on some stream its collectives take longer, uncontended, than its
 /// kernels on the slowest GPU. The kernels then repeat with their own period and the collectives,
@@ -38,13 +45,15 @@ constexpr const char* kNotSteady = "not steady";
 /// result, and a kept run is still checked.
 bool falls_behind(const StepSetup& setup, const RouteCosts& routes, const StepProgram& program, const RepeatedRun& run)
 {
+  if (unit_waits(program, run))
+    return false;
   double flop = 0;
   double sleep_s = 0;
   std::array<std::vector<const Instruction*>, kStreamCount> submits;
   for (std::size_t j = run.begin; j < run.begin + run.unit_length; ++j) {
     const Instruction& in = program.instructions[j];
     switch (in.kind) {
-      case Instruction::Kind::Wait: return false;
+      case Instruction::Kind::Wait: break;
       case Instruction::Kind::Compute: flop += in.amount; break;
       case Instruction::Kind::Sleep: sleep_s += in.amount; break;
       case Instruction::Kind::Submit: submits[static_cast<std::size_t>(in.stream)].push_back(&in); break;
@@ -78,13 +87,8 @@ bool falls_behind(const StepSetup& setup, const RouteCosts& routes, const StepPr
 std::vector<RepeatedRun> runs_worth_trying(const StepSetup& setup, const StepProgram& program,
                                            std::vector<RepeatedRun> runs)
 {
-  const bool any_without_waits = std::any_of(runs.begin(), runs.end(), [&](const RepeatedRun& run) {
-    const auto unit = program.instructions.begin() + static_cast<std::ptrdiff_t>(run.begin);
-    return std::none_of(unit, unit + static_cast<std::ptrdiff_t>(run.unit_length),
-                        [](const Instruction& in) { return in.kind == Instruction::Kind::Wait; });
-  });
-  if (!any_without_waits)
-    return runs;
+  if (std::all_of(runs.begin(), runs.end(), [&](const RepeatedRun& run) { return unit_waits(program, run); }))
+    return runs; // no candidate: the routes' costs are not worth building
   std::unique_ptr<RouteCosts> routes;
   try {
     routes = std::make_unique<RouteCosts>(setup.topology, setup.routes, setup.scenario->simgrid);
