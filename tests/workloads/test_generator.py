@@ -330,6 +330,191 @@ class TensorAndContextParallel(unittest.TestCase):
         self.assertEqual(2 * s * h, sum(l.activation_bytes for l in layers if l.tensor_parallel == "row"))
 
 
+# ---- kernels -----------------------------------------------------------------------------------
+# workloads/SCHEMA.md, "Kernels": the forward kernels of one sample per layer. The FLOPs are recomputed
+# here from the emitted YAML text with the schema's formulas, independently of the generator's code.
+
+SOFTMAX_FLOP = 5
+
+
+def conv_out(size, kernel, stride, pad):
+    return (size + 2 * pad - kernel) // stride + 1
+
+
+def kernel_flops(k):
+    """Forward FLOPs of one parsed kernel (a dict of the flow mapping) by the schema's formulas."""
+    if k["op"] == "gemm":
+        return 2 * k["m"] * k["n"] * k["k"] * k["batch"]
+    if k["op"] == "conv":
+        out_h, out_w = conv_out(k["h"], k["r"], k["stride"], k["pad"]), conv_out(k["w"], k["s"], k["stride"], k["pad"])
+        return 2 * out_h * out_w * k["k"] * (k["c"] // k["groups"]) * k["r"] * k["s"]
+    if k["op"] == "attention":
+        pairs = k["q"] * (k["q"] + 1) // 2 if k["causal"] else k["q"] * k["kv"]
+        return k["heads"] * pairs * (4 * k["head_dim"] + SOFTMAX_FLOP)
+    assert k["op"] == "elementwise", k
+    return k["elements"] * k["flop_per_element"]
+
+
+def _scalar(text):
+    if text in ("true", "false"):
+        return text == "true"
+    return int(text) if re.match(r"^[0-9]+$", text) else text
+
+
+def parsed_layers(file_name):
+    """[(layer fields, [kernel dicts])] read back from the emitted text of one workload."""
+    layers = []
+    for line in gen.render_all()[file_name].split("\n"):
+        if line.startswith("    - name: "):
+            layers.append(({"name": line.split(": ", 1)[1]}, []))
+        elif line.startswith("        - {"):
+            body = line[len("        - {"):-1]
+            layers[-1][1].append({key: _scalar(value) for key, value in (item.split(": ") for item in body.split(", "))})
+        elif layers and line.startswith("      ") and ": " in line:
+            key, value = line.strip().split(": ", 1)
+            layers[-1][0][key] = value
+    return layers
+
+
+def flop_value(text):
+    return int(text.strip('"').split()[0])
+
+
+def kernels_of(name, layer_name):
+    return next(l.kernels for l in layers_of(name) if l.name == layer_name)
+
+
+class Kernels(unittest.TestCase):
+    def test_kernel_flops_add_up_to_the_layer_forward_and_backward(self):
+        for file_name in gen.render_all():
+            for fields, kernels in parsed_layers(file_name):
+                with self.subTest(file=file_name, layer=fields["name"]):
+                    forward = flop_value(fields["forward_flops_per_sample"])
+                    backward = flop_value(fields["backward_flops_per_sample"])
+                    self.assertEqual(forward, sum(kernel_flops(k) for k in kernels))
+                    self.assertEqual(backward, sum(k["backward_factor"] * kernel_flops(k) for k in kernels))
+
+    def test_every_layer_with_work_has_kernels_and_unused_weights_have_none(self):
+        for name in WORKLOADS:
+            for layer in layers_of(name):
+                with self.subTest(layer=layer.name):
+                    if layer.forward_flops > 0:
+                        self.assertGreater(len(layer.kernels), 0)
+                    if layer.kind == "other":
+                        self.assertEqual((), layer.kernels)
+
+    def test_the_vae_encoder_kernels_add_up_too(self):
+        # not in the MLPerf trace, but generated for what-if traces: same identities, unfused attention
+        import stable_diffusion as sd  # noqa: E402
+        for layer in sd.vae_encoder():
+            with self.subTest(layer=layer.name):
+                self.assertEqual(layer.forward_flops, sum(k.flops for k in layer.kernels))
+                self.assertEqual(0, layer.backward_flops)
+        core = next(l for l in sd.vae_encoder() if l.name == "vae-encoder.mid.attn.core")
+        self.assertEqual(["gemm", "elementwise", "gemm"], [k.op for k in core.kernels])
+
+    def test_fused_kernels_are_elementwise_and_never_first(self):
+        for file_name in gen.render_all():
+            for fields, kernels in parsed_layers(file_name):
+                with self.subTest(file=file_name, layer=fields["name"]):
+                    if kernels:
+                        self.assertFalse(kernels[0].get("fused", False))
+                    for k in kernels:
+                        self.assertEqual(k["op"] == "elementwise", "fused" in k)
+
+    def test_attention_kernels_are_consistent(self):
+        for file_name in gen.render_all():
+            for fields, kernels in parsed_layers(file_name):
+                for k in (k for k in kernels if k["op"] == "attention"):
+                    with self.subTest(file=file_name, layer=fields["name"]):
+                        self.assertEqual("attention", fields["kind"])
+                        self.assertEqual(0, k["heads"] % k["kv_heads"])
+                        if k["causal"]:
+                            self.assertEqual(k["q"], k["kv"])
+
+    def test_convolutions_reproduce_the_layer_output(self):
+        # every conv kernel has a positive output; ResNet's stride-2 convs halve the edge
+        for name in ("resnet50", "retinanet", "stable-diffusion"):
+            for layer in layers_of(name):
+                for k in layer.kernels:
+                    if k.op == "conv":
+                        edge = conv_out(k.value("h"), k.value("r"), k.value("stride"), k.value("pad"))
+                        self.assertGreater(edge, 0, layer.name)
+                        if k.value("stride") == 2:
+                            self.assertEqual((k.value("h") + 1) // 2, edge, layer.name)
+
+    def test_backward_factors_follow_the_layer_rule(self):
+        # frozen-only and forward-only layers: a forward-only layer has factor 0 on every kernel
+        for name in WORKLOADS:
+            for layer in layers_of(name):
+                factors = {k.backward_factor for k in layer.kernels}
+                with self.subTest(layer=layer.name):
+                    if layer.backward_flops == 0 and layer.forward_flops > 0:
+                        self.assertEqual({0}, factors)
+                    if layer.kind == "lora_linear":
+                        self.assertEqual([1, 2, 2, 2, 2], [k.backward_factor for k in layer.kernels])
+
+    def test_bert_shapes(self):
+        import bert  # noqa: E402
+        s = bert.SEQ_LEN
+        self.assertEqual(512, s)   # padded; see the constant's comment before changing it
+        qkv = kernels_of("bert-large", "encoder.0.attention.qkv")
+        self.assertEqual([("gemm", (("m", 512), ("n", 3072), ("k", 1024), ("batch", 1)), 2)],
+                         [(k.op, k.shape, k.backward_factor) for k in qkv])
+        core = kernels_of("bert-large", "encoder.0.attention.core")
+        self.assertEqual(["attention", "elementwise"], [k.op for k in core])
+        self.assertEqual({"heads": 16, "kv_heads": 16, "q": s, "kv": s, "head_dim": 64, "causal": False},
+                         dict(core[0].shape))
+        self.assertTrue(core[1].fused)
+        self.assertEqual(16 * s * s, core[1].value("elements"))   # attention dropout inside the kernel
+        # every encoder gemm works on the s tokens of the sequence
+        rows = {k.value("m") for l in layers_of("bert-large") if l.name.startswith("encoder.")
+                for k in l.kernels if k.op == "gemm"}
+        self.assertEqual({s}, rows)
+        self.assertEqual([("gemm", 76, 30522, 1024)],
+                         [(k.op, k.value("m"), k.value("n"), k.value("k"))
+                          for k in kernels_of("bert-large", "mlm.decoder")])
+
+    def test_resnet50_shapes(self):
+        conv1 = kernels_of("resnet50", "layer1.0.conv1")
+        self.assertEqual(("conv", (("h", 56), ("w", 56), ("c", 64), ("k", 64), ("r", 1), ("s", 1), ("stride", 1),
+                                   ("pad", 0), ("groups", 1))), (conv1[0].op, conv1[0].shape))
+        # BatchNorm and ReLU in the convolution's epilogue (NVIDIA's MXNet/cuDNN submissions)
+        self.assertEqual([False, True, True], [bool(k.fused) for k in conv1])
+        stem = kernels_of("resnet50", "conv1")[0]
+        self.assertEqual((224, 3, 64, 7, 2, 3), tuple(stem.value(k) for k in ("h", "c", "k", "r", "stride", "pad")))
+        down = kernels_of("resnet50", "layer2.0.conv2")[0]      # v1.5: stride 2 in the 3x3 conv
+        self.assertEqual((56, 2, 1), (down.value("h"), down.value("stride"), down.value("pad")))
+
+    def test_retinanet_heads_run_on_every_level(self):
+        convs = [k for k in kernels_of("retinanet", "head.cls.conv1") if k.op == "conv"]
+        self.assertEqual([100, 50, 25, 13, 7], [k.value("h") for k in convs])
+        grouped = kernels_of("retinanet", "backbone.layer2.0.conv2")[0]
+        self.assertEqual(32, grouped.value("groups"))
+
+    def test_llama2_shapes(self):
+        import llama2  # noqa: E402
+        s = llama2.SEQ_LEN
+        self.assertEqual(8192, s)
+        core = [k for k in kernels_of("llama2-70b-lora", "layers.0.self-attn.core") if k.op == "attention"]
+        self.assertEqual([{"heads": 64, "kv_heads": 8, "q": s, "kv": s, "head_dim": 128, "causal": True}],
+                         [dict(k.shape) for k in core])
+        qkv = kernels_of("llama2-70b-lora", "layers.0.self-attn.qkv-proj")
+        self.assertEqual([(s, 10240, 8192, 1), (s, 16, 8192, 2), (s, 10240, 16, 2)],
+                         [(k.value("m"), k.value("n"), k.value("k"), k.backward_factor) for k in qkv if k.op == "gemm"])
+
+    def test_stable_diffusion_attention_shapes(self):
+        # 64x64 latent: 4096 tokens at level 0 with 320 channels = 5 heads of 64; cross-attention on 77 tokens
+        self_attn = kernels_of("stable-diffusion", "unet.down.0.attn0.block.attn1.core")
+        cross = kernels_of("stable-diffusion", "unet.down.0.attn0.block.attn2.core")
+        self.assertEqual({"heads": 5, "kv_heads": 5, "q": 4096, "kv": 4096, "head_dim": 64, "causal": False},
+                         dict(self_attn[0].shape))
+        self.assertEqual((4096, 77), (cross[0].value("q"), cross[0].value("kv")))
+        text = kernels_of("stable-diffusion", "text-encoder.blocks.0.attn.core")
+        self.assertEqual((16, 77, True, 0), (text[0].value("heads"), text[0].value("q"), text[0].value("causal"),
+                                             text[0].backward_factor))
+
+
 # One line of an emitted file, by position in a layer entry: the schema's keys in its order.
 LAYER_LINES = (
     re.compile(r"^    - name: [a-z0-9][a-z0-9.-]*$"),
@@ -347,6 +532,20 @@ OPTIONAL_LAYER_LINES = (
     re.compile(r"^      tensor_parallel: (column|row)$"),
     re.compile(r'^      tp_comm_bytes_per_sample: "[1-9][0-9]* B"$'),
     re.compile(r'^      cp_comm_bytes_per_sample: "[1-9][0-9]* B"$'),
+)
+# The `kernels:` list, last in a layer entry: one flow mapping per line, keys in the schema's order.
+_INT = r"(0|[1-9][0-9]*)"
+_POS = r"[1-9][0-9]*"
+_FACTOR = r", backward_factor: [012]"
+KERNELS_LINE = re.compile(r"^      kernels:$")
+KERNEL_LINES = (
+    re.compile(r"^        - \{op: gemm, m: %s, n: %s, k: %s, batch: %s%s\}$" % (_POS, _POS, _POS, _POS, _FACTOR)),
+    re.compile(r"^        - \{op: conv, h: %s, w: %s, c: %s, k: %s, r: %s, s: %s, stride: %s, pad: %s, groups: %s%s\}$"
+               % (_POS, _POS, _POS, _POS, _POS, _POS, _POS, _INT, _POS, _FACTOR)),
+    re.compile(r"^        - \{op: attention, heads: %s, kv_heads: %s, q: %s, kv: %s, head_dim: %s, causal: (true|false)%s\}$"
+               % (_POS, _POS, _POS, _POS, _POS, _FACTOR)),
+    re.compile(r"^        - \{op: elementwise, elements: %s, flop_per_element: %s, bytes_per_element: %s%s, "
+               r"fused: (true|false)\}$" % (_POS, _INT, _POS, _FACTOR)),
 )
 HEADER_LINES = (
     re.compile(r"^workload:$"),
@@ -398,8 +597,16 @@ class EmittedFiles(unittest.TestCase):
                 self.assertGreaterEqual(len(entry), len(LAYER_LINES), "%s: %r" % (file_name, entry[0]))
                 for line, pattern in zip(entry, LAYER_LINES):
                     self.assertRegex(line, pattern, "%s: %r" % (file_name, line))
+                rest = entry[len(LAYER_LINES):]
+                if any(KERNELS_LINE.match(line) for line in rest):
+                    kernels_at = next(i for i, l in enumerate(rest) if KERNELS_LINE.match(l))
+                    rest, kernel_lines = rest[:kernels_at], rest[kernels_at + 1:]
+                    self.assertGreater(len(kernel_lines), 0, "%s: %r" % (file_name, entry[0]))
+                    for line in kernel_lines:
+                        self.assertTrue(any(pattern.match(line) for pattern in KERNEL_LINES),
+                                        "%s: %r is not a kernel in the schema's form" % (file_name, line))
                 optional = iter(OPTIONAL_LAYER_LINES)
-                for line in entry[len(LAYER_LINES):]:
+                for line in rest:
                     self.assertTrue(any(pattern.match(line) for pattern in optional),
                                     "%s: %r is not an optional key in schema order" % (file_name, line))
 
@@ -430,6 +637,9 @@ class EmittedFiles(unittest.TestCase):
                 for key, value in (("tp_comm_bytes_per_sample", layer.tp_comm_bytes),
                                    ("cp_comm_bytes_per_sample", layer.cp_comm_bytes)):
                     self.assertEqual(None if value is None else "%d B" % value, parsed.get(key))
+                self.assertEqual([dict(k.items()) for k in layer.kernels] or None, parsed.get("kernels"))
+                if "kernels" in parsed:
+                    self.assertEqual("kernels", list(parsed)[-1])
 
 
 class Documentation(unittest.TestCase):

@@ -22,6 +22,10 @@ Conventions (workloads/SCHEMA.md states them for readers of the YAML):
 * Tensor and context parallelism (Megatron-LM) are annotations on a layer, not costs: they say how
   the simulator may shard it and what it must communicate (column_parallel, row_parallel,
   context_parallel_kv below; workloads/SCHEMA.md, "Tensor and context parallelism").
+* Kernels: every cost helper also returns the forward kernels of ONE sample that do its work, in
+  launch order (gemm, conv, attention, elementwise; workloads/SCHEMA.md, "Kernels"). The FLOPs of a
+  layer and those of its kernels come from the same numbers, and make_layer checks that they agree:
+  sum(kernel FLOP) == forward FLOP and sum(backward_factor x kernel FLOP) == backward FLOP.
 """
 
 from dataclasses import dataclass, replace
@@ -71,21 +75,126 @@ ELEMENTWISE_FLOP_PER_ELEMENT = {
     "sigmoid_focal": 19,     # sigmoid 3, BCE-with-logits 6, p_t 4, (1-p_t)^2 2, alpha_t 3, product 1
     "gaussian_sample": 5,    # mean + exp(0.5*logvar)*eps, then * scale factor
     "noise_mix": 3,          # sqrt(abar)*x0 + sqrt(1-abar)*eps
+    "broadcast_add": 1,      # x + v, v one value per channel (a time embedding added to a feature map)
+    # pure data movement: no arithmetic, but a kernel that reads and writes memory
+    "gather": 0,             # embedding lookup / index select: copy one row per token
+    "copy": 0,               # torch.cat of two tensors into a new one
+    "upsample_nearest2x": 0,  # nearest-neighbour 2x upsampling: each input element written 4 times
 }
+
+#: HBM traffic of an elementwise op run as its own kernel, per element: (tensors of that many elements
+#: at the training precision that it reads plus writes, extra bytes per element). bytes_per_element of
+#: its kernel = tensors x element size + extra; at 16 bits e.g. add 6, layernorm 4, dropout 5.
+#: Per-row or per-channel operands (norm statistics and affine weights, biases, RoPE tables held in
+#: cache) are negligible and not counted.
+ELEMENTWISE_TRAFFIC = {
+    "add": (3, 0),                # reads a and b, writes a + b
+    "broadcast_add": (2, 0),      # reads x, writes x + v (v per channel)
+    "relu": (2, 0),               # reads x, writes y (likewise every unary op below)
+    "tanh": (2, 0),
+    "silu": (2, 0),
+    "gelu": (2, 0),
+    "swiglu": (3, 0),             # reads gate and up, writes silu(gate) * up
+    "geglu": (3, 0),              # reads both halves of the projection, writes gelu(g) * u
+    "softmax": (2, 0),            # reads scores, writes probabilities (the row fits on chip: one pass)
+    "log_softmax": (2, 0),        # reads logits, writes log-probabilities (targets are indices)
+    "dropout": (2, MASK_BYTES),   # reads x, writes y and a 1-byte mask
+    "layernorm": (2, 0),          # one row per thread block: reads x once, writes y
+    "rmsnorm": (2, 0),
+    "groupnorm": (3, 0),          # groups of (c/32)*h*w elements: a statistics pass and a normalise pass
+    "batchnorm": (3, 0),          # batch statistics over n*h*w: a statistics pass and a normalise pass
+    "frozen_batchnorm": (2, 0),   # a per-channel affine map
+    "rope": (2, 0),               # reads q or k, writes it rotated
+    "sinusoid": (1, 0),           # writes the embedding (reads one timestep)
+    "scale_add": (3, 0),          # reads the base output and the adapter output, writes their sum
+    "mse": (3, 0),                # reads prediction and target, writes the difference (kept for backward)
+    "l1": (2, 0),                 # reads prediction and target, sums |difference|
+    "sigmoid_focal": (3, 0),      # reads logits and one-hot targets, writes the probabilities (kept)
+    "gaussian_sample": (4, 0),    # reads mean, log-variance and noise, writes the sample
+    "noise_mix": (3, 0),          # reads x0 and noise, writes x_t
+    "gather": (2, 0),             # reads a table row, writes the output
+    "copy": (2, 0),               # reads each element once, writes it once
+    "upsample_nearest2x": (5, 0),  # per INPUT element: reads it once, writes 4 outputs
+}
+
+
+#: Kernel ops of the schema's `kernels:` list.
+KERNEL_OPS = ("gemm", "conv", "attention", "elementwise")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One forward kernel of one sample (workloads/SCHEMA.md, "Kernels").
+
+    `shape` holds the op's shape keys in the schema's order as (key, value) pairs; `flops` is its
+    forward FLOP count from the schema's formula. `backward_factor` None means "the layer's factor"
+    (make_layer stamps it); `fused` is True/False for elementwise kernels and None for the others."""
+
+    op: str
+    shape: tuple
+    flops: int
+    backward_factor: int = None
+    fused: bool = None
+
+    def items(self):
+        """(key, value) pairs in the order the YAML writes them."""
+        items = [("op", self.op)] + list(self.shape) + [("backward_factor", self.backward_factor)]
+        if self.op == "elementwise":
+            items.append(("fused", self.fused))
+        return items
+
+    def value(self, key):
+        return dict(self.shape)[key]
+
+
+def gemm_kernel(m, n, k, batch=1):
+    """(m x k) by (k x n), `batch` independent products per sample: 2*m*n*k*batch FLOP."""
+    assert min(m, n, k, batch) > 0
+    return Kernel("gemm", (("m", m), ("n", n), ("k", k), ("batch", batch)), 2 * m * n * k * batch)
+
+
+def conv_kernel(h, w, c, k, r, s, stride, pad, groups):
+    """2-D convolution of one h x w x c input to k channels: 2*out_h*out_w*k*(c/groups)*r*s FLOP."""
+    assert c % groups == 0 and k % groups == 0
+    out_h, out_w = conv_out_size(h, r, stride, pad), conv_out_size(w, s, stride, pad)
+    shape = (("h", h), ("w", w), ("c", c), ("k", k), ("r", r), ("s", s), ("stride", stride), ("pad", pad),
+             ("groups", groups))
+    return Kernel("conv", shape, 2 * out_h * out_w * k * (c // groups) * r * s)
+
+
+def attention_kernel(heads, kv_heads, q, kv, head_dim, causal):
+    """One fused attention kernel: heads * pairs * (4*head_dim + 5) FLOP (QK^T and AV, 2 MACs x head_dim
+    per pair each, softmax at 5 FLOP per score)."""
+    assert heads % kv_heads == 0
+    pairs = attention_pairs(q, kv, causal)
+    shape = (("heads", heads), ("kv_heads", kv_heads), ("q", q), ("kv", kv), ("head_dim", head_dim),
+             ("causal", causal))
+    return Kernel("attention", shape,
+                  heads * pairs * (4 * head_dim + ELEMENTWISE_FLOP_PER_ELEMENT["softmax"]))
+
+
+def elementwise_kernel(elements, flop_per_element, bytes_per_element, fused=False, backward_factor=None):
+    """`elements` per sample at `flop_per_element`; `bytes_per_element` read plus written if it runs on
+    its own. fused: runs inside the kernel listed just before it (no launch, no HBM traffic of its own)."""
+    assert elements > 0 and flop_per_element >= 0 and bytes_per_element > 0
+    shape = (("elements", elements), ("flop_per_element", flop_per_element), ("bytes_per_element", bytes_per_element))
+    return Kernel("elementwise", shape, elements * flop_per_element, backward_factor, bool(fused))
 
 
 @dataclass(frozen=True)
 class Cost:
-    """Parameters and work of one op or a fusion of ops (per sample)."""
+    """Parameters and work of one op or a fusion of ops (per sample), with the kernels that do the work."""
 
     params: int = 0             # weights that follow the layer's mode (trainable unless the layer is frozen)
     frozen_params: int = 0      # weights frozen regardless of mode (e.g. FrozenBatchNorm2d affine)
     macs: int = 0               # multiply-accumulates of matmuls and convolutions
     elementwise_flops: int = 0  # cheap elementwise FLOPs
+    kernels: tuple = ()         # forward kernels of one sample, in launch order
 
     def __add__(self, other):
         return Cost(self.params + other.params, self.frozen_params + other.frozen_params,
-                    self.macs + other.macs, self.elementwise_flops + other.elementwise_flops)
+                    self.macs + other.macs, self.elementwise_flops + other.elementwise_flops,
+                    self.kernels + other.kernels)
 
     @property
     def forward_flops(self):
@@ -110,6 +219,9 @@ class Layer:
     tp_comm_bytes: int = None    # row: forward all-reduce of the output; first column of a sub-block:
                                  # backward all-reduce of the input gradient
     cp_comm_bytes: int = None    # attention core: K and V that context parallelism all-gathers
+    # Forward kernels of one sample in launch order, backward_factor set (Kernel); () for a layer
+    # without work (unused weights).
+    kernels: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -132,15 +244,33 @@ def conv_out_size(size, kernel, stride, padding):
     return (size + 2 * padding - kernel) // stride + 1
 
 
-def conv2d(c_in, c_out, kernel, out_h, out_w, groups=1, bias=False):
-    """Conv2d: weights c_out*(c_in/groups)*k*k; one MAC per weight per output position."""
+def conv2d(c_in, c_out, kernel, in_h, in_w, stride=1, padding=None, groups=1, bias=False):
+    """Conv2d on an in_h x in_w input (padding defaults to kernel // 2, 'same' at stride 1): weights
+    c_out*(c_in/groups)*k*k; one MAC per weight per output position. Returns the cost and its one conv
+    kernel; the output edges are conv_out_size(in, kernel, stride, padding)."""
+    if padding is None:
+        padding = kernel // 2
     weights = c_out * (c_in // groups) * kernel * kernel
-    return Cost(params=weights + (c_out if bias else 0), macs=out_h * out_w * weights)
+    out_h, out_w = conv_out_size(in_h, kernel, stride, padding), conv_out_size(in_w, kernel, stride, padding)
+    return Cost(params=weights + (c_out if bias else 0), macs=out_h * out_w * weights,
+                kernels=(conv_kernel(in_h, in_w, c_in, c_out, kernel, kernel, stride, padding, groups),))
+
+
+def shared_weights(cost):
+    """The work of a cost without its weights: a module applied once more with the same weights
+    (RetinaNet's heads run on five pyramid levels and hold their weights once)."""
+    return replace(cost, params=0, frozen_params=0)
+
+
+def matmul(m, n, k, batch=1):
+    """`batch` products (m x k) by (k x n): m*n*k*batch MACs, one gemm kernel."""
+    return Cost(macs=m * n * k * batch, kernels=(gemm_kernel(m, n, k, batch),))
 
 
 def linear(tokens, d_in, d_out, bias):
-    """Linear layer applied to `tokens` rows: tokens*d_in*d_out MACs."""
-    return Cost(params=d_in * d_out + (d_out if bias else 0), macs=tokens * d_in * d_out)
+    """Linear layer y = x W^T + b applied to `tokens` rows: tokens*d_in*d_out MACs, one gemm with
+    m = tokens, n = d_out, k = d_in (the bias add runs in the GEMM epilogue and is not counted)."""
+    return Cost(params=d_in * d_out + (d_out if bias else 0)) + matmul(tokens, d_out, d_in)
 
 
 def attention_pairs(q_tokens, kv_tokens, causal):
@@ -152,32 +282,66 @@ def attention_pairs(q_tokens, kv_tokens, causal):
     return q_tokens * kv_tokens
 
 
-def attention_core(q_tokens, kv_tokens, heads, head_dim, causal=False):
+def attention_core(q_tokens, kv_tokens, heads, head_dim, causal=False, kv_heads=None, fused=True,
+                   elem_bytes=None):
     """softmax(Q K^T / sqrt(d)) V without projections (Vaswani et al. 2017, eq. 1):
     QK^T and AV each cost heads*head_dim MACs per computed pair; softmax is elementwise on the scores.
-    Grouped-query attention shares K/V heads but does not change these MACs."""
+    Grouped-query attention (kv_heads < heads) shares K/V heads but does not change these MACs.
+    fused: one attention kernel (FlashAttention / fused MHA). Unfused: the batched gemms QK^T and AV
+    around a softmax kernel (elem_bytes: the element size its traffic is counted in); not causal."""
+    kv_heads = heads if kv_heads is None else kv_heads
     pairs = attention_pairs(q_tokens, kv_tokens, causal)
-    return Cost(macs=2 * heads * head_dim * pairs,
-                elementwise_flops=ELEMENTWISE_FLOP_PER_ELEMENT["softmax"] * heads * pairs)
+    softmax = ELEMENTWISE_FLOP_PER_ELEMENT["softmax"]
+    if fused:
+        return Cost(macs=2 * heads * head_dim * pairs, elementwise_flops=softmax * heads * pairs,
+                    kernels=(attention_kernel(heads, kv_heads, q_tokens, kv_tokens, head_dim, causal),))
+    assert not causal and kv_heads == heads, "unfused causal or grouped-query attention is not modelled"
+    return (matmul(q_tokens, kv_tokens, head_dim, batch=heads)                   # scores = Q K^T
+            + elementwise("softmax", heads * q_tokens * kv_tokens, elem_bytes)
+            + matmul(q_tokens, head_dim, kv_tokens, batch=heads))                # context = P V
 
 
-def norm(op, elements, channels):
+def elementwise(op, elements, elem_bytes, fused=False, backward_factor=None):
+    """One elementwise kernel of `op` over `elements` values: FLOPs from ELEMENTWISE_FLOP_PER_ELEMENT,
+    traffic from ELEMENTWISE_TRAFFIC at `elem_bytes` per element of a tensor. fused: it runs inside
+    the kernel listed just before it."""
+    tensors, extra = ELEMENTWISE_TRAFFIC[op]
+    flop = ELEMENTWISE_FLOP_PER_ELEMENT[op]
+    return Cost(elementwise_flops=flop * elements,
+                kernels=(elementwise_kernel(elements, flop, tensors * elem_bytes + extra, fused, backward_factor),))
+
+
+def elementwise_op(elements, flop_per_element, bytes_per_element, fused=False):
+    """An elementwise kernel whose FLOP and traffic the caller states (pooling windows)."""
+    return Cost(elementwise_flops=flop_per_element * elements,
+                kernels=(elementwise_kernel(elements, flop_per_element, bytes_per_element, fused),))
+
+
+def data_movement(op, elements, elem_bytes):
+    """A kernel that only moves data (gather, copy, upsampling): 0 FLOP. Its backward is one pass of
+    the same size (the gradient scattered, summed or split back), so its backward_factor is 1 (0 in a
+    forward-only layer); with 0 FLOP this does not enter the backward FLOPs."""
+    assert ELEMENTWISE_FLOP_PER_ELEMENT[op] == 0, op
+    return elementwise(op, elements, elem_bytes, backward_factor=1)
+
+
+def norm(op, elements, channels, elem_bytes, fused=False):
     """Normalisation over `elements` values with per-channel affine weights."""
-    flops = ELEMENTWISE_FLOP_PER_ELEMENT[op] * elements
+    cost = elementwise(op, elements, elem_bytes, fused)
     if op == "rmsnorm":
-        return Cost(params=channels, elementwise_flops=flops)
+        return Cost(params=channels) + cost
     if op == "frozen_batchnorm":
-        return Cost(frozen_params=2 * channels, elementwise_flops=flops)
-    return Cost(params=2 * channels, elementwise_flops=flops)
+        return Cost(frozen_params=2 * channels) + cost
+    return Cost(params=2 * channels) + cost
 
 
-def elementwise(op, elements):
-    return Cost(elementwise_flops=ELEMENTWISE_FLOP_PER_ELEMENT[op] * elements)
-
-
-def embedding(rows, dim):
-    """A lookup table: rows*dim weights, no MACs."""
-    return Cost(params=rows * dim)
+def embedding(rows, dim, tokens=0, elem_bytes=None):
+    """A lookup table: rows*dim weights, no MACs. With `tokens`, the lookup of that many rows: a gather
+    kernel of tokens*dim elements (reads the row, writes the output), 0 FLOP."""
+    cost = Cost(params=rows * dim)
+    if tokens:
+        cost = cost + data_movement("gather", tokens * dim, elem_bytes)
+    return cost
 
 
 # ---- layers ------------------------------------------------------------------------------------
@@ -193,6 +357,20 @@ def backward_factor(kind, mode, cost):
     return 1
 
 
+def stamp_kernels(name, kernels, factor, forward, backward):
+    """The kernels with their backward_factor set: the layer's `factor` where a kernel sets none, 0 for
+    all in a layer without backward (factor 0). Checks the schema's identities: sum of kernel FLOPs ==
+    forward, sum of factor x kernel FLOPs == backward; fused kernels never come first."""
+    stamped = tuple(replace(k, backward_factor=(0 if factor == 0 else
+                                                factor if k.backward_factor is None else k.backward_factor))
+                    for k in kernels)
+    assert sum(k.flops for k in stamped) == forward, name
+    assert sum(k.backward_factor * k.flops for k in stamped) == backward, name
+    assert not stamped or not stamped[0].fused, name
+    assert all(k.op in KERNEL_OPS and k.backward_factor in (0, 1, 2) for k in stamped), name
+    return stamped
+
+
 def make_layer(name, kind, cost, mode, activation_bytes, recomputed):
     """Turn a Cost into a Layer, applying the backward rule and the mode's parameter split."""
     assert kind in KINDS and kind != "lora_linear", kind
@@ -202,33 +380,44 @@ def make_layer(name, kind, cost, mode, activation_bytes, recomputed):
     else:
         trainable, frozen = 0, cost.params + cost.frozen_params
     forward = cost.forward_flops
+    factor = backward_factor(kind, mode, cost)
     return Layer(name=name, kind=kind, trainable_params=trainable, frozen_params=frozen,
-                 forward_flops=forward, backward_flops=backward_factor(kind, mode, cost) * forward,
-                 activation_bytes=activation_bytes, recomputed=recomputed, matmul_flops=2 * cost.macs)
+                 forward_flops=forward, backward_flops=factor * forward,
+                 activation_bytes=activation_bytes, recomputed=recomputed, matmul_flops=2 * cost.macs,
+                 kernels=stamp_kernels(name, cost.kernels, factor, forward, factor * forward))
 
 
-def lora_adapter(tokens, d_in, d_out, rank):
+def lora_adapter(tokens, d_in, d_out, rank, elem_bytes):
     """LoRA path dropout(x) A^T B^T * (alpha/r) (Hu et al. 2021, eq. 3; PEFT LoraLayer.forward):
-    r*(d_in+d_out) trainable weights, dropout on the input, scale-and-add on the output."""
-    return Cost(params=rank * (d_in + d_out), macs=tokens * rank * (d_in + d_out),
-                elementwise_flops=(ELEMENTWISE_FLOP_PER_ELEMENT["dropout"] * tokens * d_in
-                                   + ELEMENTWISE_FLOP_PER_ELEMENT["scale_add"] * tokens * d_out))
+    r*(d_in+d_out) trainable weights, dropout on the input, scale-and-add on the output.
+    Kernels (PEFT runs them one by one): dropout, lora_A, lora_B, scale-and-add into the base output;
+    all with backward_factor 2 (the adapter's weights train)."""
+    cost = (elementwise("dropout", tokens * d_in, elem_bytes)                       # dropout(x), d_in wide
+            + Cost(params=rank * (d_in + d_out))
+            + matmul(tokens, rank, d_in)                                            # lora_A: d_in -> r
+            + matmul(tokens, d_out, rank)                                           # lora_B: r -> d_out
+            + elementwise("scale_add", tokens * d_out, elem_bytes))                 # y += (alpha/r) * z
+    return replace(cost, kernels=tuple(replace(k, backward_factor=2) for k in cost.kernels))
 
 
-def lora_linear_layer(name, tokens, d_in, d_out, rank, activation_bytes, recomputed):
+def lora_linear_layer(name, tokens, d_in, d_out, rank, activation_bytes, recomputed, elem_bytes):
     """A frozen bias-free linear layer with a trainable LoRA adapter. Backward = 1x the base
-    forward (input gradient through frozen weights) + 2x the adapter forward (its weights train)."""
+    forward (input gradient through frozen weights) + 2x the adapter forward (its weights train).
+    Kernels: the base gemm (backward_factor 1), then the adapter's (2)."""
     base = linear(tokens, d_in, d_out, bias=False)
-    adapter = lora_adapter(tokens, d_in, d_out, rank)
+    adapter = lora_adapter(tokens, d_in, d_out, rank, elem_bytes)
+    forward = base.forward_flops + adapter.forward_flops
+    backward = base.forward_flops + 2 * adapter.forward_flops
+    kernels = tuple(replace(k, backward_factor=1) for k in base.kernels) + adapter.kernels
     return Layer(name=name, kind="lora_linear", trainable_params=adapter.params, frozen_params=base.params,
-                 forward_flops=base.forward_flops + adapter.forward_flops,
-                 backward_flops=base.forward_flops + 2 * adapter.forward_flops,
+                 forward_flops=forward, backward_flops=backward,
                  activation_bytes=activation_bytes, recomputed=recomputed,
-                 matmul_flops=2 * (base.macs + adapter.macs))
+                 matmul_flops=2 * (base.macs + adapter.macs),
+                 kernels=stamp_kernels(name, kernels, 1, forward, backward))
 
 
 def unused_weights_layer(name, frozen_params):
-    """Weights that are loaded (and occupy memory) but take no part in the training step."""
+    """Weights that are loaded (and occupy memory) but take no part in the training step: no kernels."""
     return Layer(name=name, kind="other", trainable_params=0, frozen_params=frozen_params, forward_flops=0,
                  backward_flops=0, activation_bytes=0, recomputed=False, matmul_flops=0)
 

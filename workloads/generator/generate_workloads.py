@@ -49,6 +49,8 @@ def totals(workload):
         "tp_forward_bytes": sum(l.tp_comm_bytes or 0 for l in layers if l.tensor_parallel == "row"),
         "tp_backward_bytes": sum(l.tp_comm_bytes or 0 for l in layers if l.tensor_parallel == "column"),
         "cp_bytes": sum(l.cp_comm_bytes or 0 for l in layers),
+        "kernels": sum(len(l.kernels) for l in layers),
+        "fused_kernels": sum(1 for l in layers for k in l.kernels if k.fused),
     }
 
 
@@ -61,6 +63,8 @@ def totals_comment(workload):
         % (t["forward_flops"], t["matmul_flops"], t["backward_flops"]),
         "  activations %d B, of which %d B are kept under activation checkpointing"
         % (t["activation_bytes"], t["checkpointed_activation_bytes"]),
+        "  kernels: %d forward kernels of one sample, %d of them fused into the kernel before"
+        % (t["kernels"], t["fused_kernels"]),
     ] + ([
         "  tensor parallel: %d B all-reduced in forward (row layers), %d B in backward (column layers);"
         % (t["tp_forward_bytes"], t["tp_backward_bytes"]),

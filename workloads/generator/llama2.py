@@ -14,6 +14,11 @@ of the lower layers (Hugging Face's enable_input_require_grads makes them reach 
 Tensor/context parallelism: Megatron-LM's GPT layout (Shoeybi et al. 2019, Sec. 3) on the decoder
 layers, LoRA adapters following their base layer; the token embedding, final norm, lm_head and loss
 stay replicated (workloads/SCHEMA.md).
+Kernels: attention is one causal FlashAttention kernel (the reference's --use_flash_attn; NVIDIA's NeMo
+submissions use cuDNN/TransformerEngine fused attention) with the 64 query heads sharing 8 KV heads;
+RoPE on Q and K is a kernel before it. Nothing else is marked fused: RMSNorm, the residual adds,
+SwiGLU and the LoRA dropout and scale-and-add are kernels of their own (unsure which of them the
+submissions fuse).
 """
 
 from building_blocks import (FORWARD_ONLY, FP32_BYTES, FROZEN, MASK_BYTES, Workload, attention_core,
@@ -55,29 +60,32 @@ def decoder_layer(prefix, s, b):
     (qkv_name, qkv_in, qkv_out), (o_name, o_in, o_out) = LORA_TARGETS
     x = s * h * b   # the sub-block input (gradient all-reduced in backward) and output (all-reduced in forward)
     L = lambda name, kind, cost, saved, rec=True: make_layer(prefix + name, kind, cost, FROZEN, saved, rec)
+    E = lambda op, elements: elementwise(op, elements, b)
     return [
         # RMSNorm's output is not kept: the frozen base needs none and LoRA keeps its own dropout output.
-        L("input-norm", "norm", norm("rmsnorm", s * h, h), 0),
+        L("input-norm", "norm", norm("rmsnorm", s * h, h, b), 0),
         # keeps the LoRA tensors and the rotated Q, K and V for FlashAttention's backward
         column_parallel(lora_linear_layer(prefix + qkv_name, s, qkv_in, qkv_out, LORA_RANK,
-                                          lora_saved_bytes(s, qkv_in, b) + s * qkv_out * b, recomputed=True), x),
-        # causal FlashAttention: output O and the fp32 log-sum-exp per head and query (Dao 2023, Alg. 1)
+                                          lora_saved_bytes(s, qkv_in, b) + s * qkv_out * b, recomputed=True,
+                                          elem_bytes=b), x),
+        # RoPE on Q and K, then causal FlashAttention: keeps output O and the fp32 log-sum-exp per head
+        # and query (Dao 2023, Alg. 1)
         context_parallel_kv(column_parallel(
             L("self-attn.core", "attention",
-              attention_core(s, s, HEADS, HEAD_DIM, causal=True) + elementwise("rope", s * (h + kv)),
+              E("rope", s * (h + kv)) + attention_core(s, s, HEADS, HEAD_DIM, causal=True, kv_heads=KV_HEADS),
               s * h * b + HEADS * s * FP32_BYTES)), s, KV_HEADS, HEAD_DIM, b),
         row_parallel(lora_linear_layer(prefix + o_name, s, o_in, o_out, LORA_RANK, lora_saved_bytes(s, o_in, b),
-                                       recomputed=True), x),
-        L("attn-residual", "elementwise", elementwise("add", s * h), s * h * b),       # RMSNorm input
-        L("post-attention-norm", "norm", norm("rmsnorm", s * h, h), 0),
+                                       recomputed=True, elem_bytes=b), x),
+        L("attn-residual", "elementwise", E("add", s * h), s * h * b),                 # RMSNorm input
+        L("post-attention-norm", "norm", norm("rmsnorm", s * h, h, b), 0),
         # gate and up share the input: one backward all-reduce of the summed input gradient (Megatron
         # fuses them into linear_fc1)
         column_parallel(L("mlp.gate-proj", "linear", linear(s, h, f, bias=False), s * f * b), x),  # SwiGLU input
         column_parallel(L("mlp.up-proj", "linear", linear(s, h, f, bias=False), s * f * b)),       # SwiGLU input
-        column_parallel(L("mlp.act", "activation", elementwise("swiglu", s * f), 0)),  # frozen down-proj needs none
+        column_parallel(L("mlp.act", "activation", E("swiglu", s * f), 0)),  # frozen down-proj needs none
         row_parallel(L("mlp.down-proj", "linear", linear(s, f, h, bias=False), 0), x),
         # the layer output: next layer's input and the checkpoint boundary
-        L("mlp-residual", "elementwise", elementwise("add", s * h), s * h * b, rec=False),
+        L("mlp-residual", "elementwise", E("add", s * h), s * h * b, rec=False),
     ]
 
 
@@ -86,14 +94,15 @@ def llama2_70b_lora():
     b = bytes_per_element(precision)
     s, h = SEQ_LEN, HIDDEN
     # Token embeddings: frozen with nothing trainable upstream; the output is kept for layer 0's backward.
-    layers = [make_layer("embed-tokens", "embedding", embedding(VOCAB, h), FORWARD_ONLY, s * h * b, False)]
+    # Its gather is a kernel of 0 FLOP (the layer has kernels although it has no FLOPs).
+    layers = [make_layer("embed-tokens", "embedding", embedding(VOCAB, h, s, b), FORWARD_ONLY, s * h * b, False)]
     for i in range(LAYERS):
         layers += decoder_layer("layers.%d." % i, s, b)
     layers += [
-        make_layer("norm", "norm", norm("rmsnorm", s * h, h), FROZEN, 0, False),
+        make_layer("norm", "norm", norm("rmsnorm", s * h, h, b), FROZEN, 0, False),
         make_layer("lm-head", "linear", linear(s, h, VOCAB, bias=False), FROZEN, 0, False),
         # cross-entropy over every position keeps the log-probabilities
-        make_layer("loss", "loss", elementwise("log_softmax", s * VOCAB), FROZEN, s * VOCAB * b, False),
+        make_layer("loss", "loss", elementwise("log_softmax", s * VOCAB, b), FROZEN, s * VOCAB * b, False),
     ]
     return Workload(
         name="llama2-70b-lora", benchmark="llama2_70b_lora",

@@ -7,10 +7,19 @@ v1.5 puts the stride-2 of a downsampling block in the 3x3 conv instead of the fi
 MLPerf Training reference image_classification uses v1.5).
 ResNeXt: Xie et al. 2017, "Aggregated Residual Transformations", Table 1 (32x4d: groups 32, base
 width 4); torchvision Bottleneck: width = planes * (width_per_group / 64) * groups.
+
+Kernels: NVIDIA's MLPerf ResNet-50 submissions (MXNet with cuDNN NHWC fused ops: the convolution
+produces the BatchNorm statistics in its epilogue, and BN apply + ReLU run in the next convolution's
+prologue or in a fused BN-add-ReLU) and its RetinaNet submissions (apex.contrib.conv_bias_relu's
+ConvFrozenScaleBiasReLU: FrozenBatchNorm's scale and shift and the ReLU in the conv epilogue) run no
+kernel of their own for BN and ReLU: they are `fused: true` after the conv of their layer. The residual
+add, which the ResNet-50 submissions also fold into the BN-add-ReLU of conv3, is a layer of its own in
+this trace and a fused kernel cannot start a layer: the add is an unfused kernel and its ReLU is fused
+into it. Max pooling and average pooling are kernels of their own.
 """
 
-from building_blocks import (FORWARD_ONLY, TRAINABLE, Cost, Workload, bytes_per_element, conv2d,
-                             conv_out_size, elementwise, linear, make_layer, norm)
+from building_blocks import (FORWARD_ONLY, TRAINABLE, Workload, bytes_per_element, conv2d, conv_out_size,
+                             elementwise, elementwise_op, linear, make_layer, norm)
 
 STEM_CHANNELS = 64              # He et al. 2016, Table 1, conv1
 STAGE_BLOCKS = (3, 4, 6, 3)     # He et al. 2016, Table 1, 50-layer
@@ -23,12 +32,15 @@ def _conv_bn(name, c_in, c_out, kernel, stride, size_in, *, groups, relu, bn, mo
              recomputed, extra_saved_bytes=0):
     """conv (no bias) + BatchNorm (+ ReLU) as one layer. Saved for backward: the conv output when BN
     uses batch statistics (BN's backward needs its input; a frozen BN is an affine map and does not),
-    and the ReLU output (ReLU's mask and the next conv's weight-gradient input)."""
+    and the ReLU output (ReLU's mask and the next conv's weight-gradient input).
+    Kernels: the conv, then BN and ReLU fused into it (module docstring)."""
     size_out = conv_out_size(size_in, kernel, stride, padding=kernel // 2)
     out = c_out * size_out * size_out
-    cost = conv2d(c_in, c_out, kernel, size_out, size_out, groups=groups) + norm(bn, out, c_out)
+    conv = conv2d(c_in, c_out, kernel, size_in, size_in, stride=stride, padding=kernel // 2, groups=groups)
+    assert conv.macs == size_out * size_out * c_out * (c_in // groups) * kernel * kernel, name  # same output edge
+    cost = conv + norm(bn, out, c_out, elem_bytes, fused=True)
     if relu:
-        cost = cost + elementwise("relu", out)
+        cost = cost + elementwise("relu", out, elem_bytes, fused=True)
     saved = 0
     if mode != FORWARD_ONLY:
         saved = (out if bn == "batchnorm" else 0) + (out if relu else 0)
@@ -52,7 +64,8 @@ def bottleneck_backbone(prefix, image_size, *, groups, width_per_group, stem_mod
 
     pool_size = conv_out_size(size, 3, 2, 1)
     pool_out = STEM_CHANNELS * pool_size * pool_size
-    pool_cost = Cost(elementwise_flops=(3 * 3 - 1) * pool_out)  # 8 comparisons per 3x3 window
+    # 8 comparisons per 3x3 window; per output it reads the 4 inputs of its stride-2 cell and writes 1
+    pool_cost = elementwise_op(pool_out, 3 * 3 - 1, (2 * 2 + 1) * elem_bytes)
     keep_pool_out = stem_mode != FORWARD_ONLY or first_trainable_stage == 0
     layers.append(make_layer(prefix + "maxpool", "pool", pool_cost, stem_mode,
                              pool_out * elem_bytes if keep_pool_out else 0, recomputed=False))
@@ -77,8 +90,10 @@ def bottleneck_backbone(prefix, image_size, *, groups, width_per_group, stem_mod
             out = c_out * size_out * size_out
             feeds_trainable = (stage + 1 == first_trainable_stage and block == blocks - 1)
             keep = mode != FORWARD_ONLY or feeds_trainable
+            # the add (unfused) and the ReLU fused into it (module docstring)
             layers.append(make_layer(p + "residual", "elementwise",
-                                     elementwise("add", out) + elementwise("relu", out), mode,
+                                     elementwise("add", out, elem_bytes)
+                                     + elementwise("relu", out, elem_bytes, fused=True), mode,
                                      out * elem_bytes if keep else 0, recomputed=False))
             c_in, size = c_out, size_out
         outputs.append((c_out, size))
@@ -95,12 +110,13 @@ def resnet50():
     layers, outputs = bottleneck_backbone("", 224, groups=1, width_per_group=64, stem_mode=TRAINABLE,
                                           stage_modes=(TRAINABLE,) * 4, bn="batchnorm", elem_bytes=b)
     channels, size = outputs[-1]
-    layers.append(make_layer("avgpool", "pool", Cost(elementwise_flops=channels * size * size + channels),
+    # global average pool: per output channel size*size adds and a divide; reads size*size inputs, writes 1
+    layers.append(make_layer("avgpool", "pool", elementwise_op(channels, size * size + 1, (size * size + 1) * b),
                              TRAINABLE, channels * b, recomputed=False))
     layers.append(make_layer("fc", "linear", linear(1, channels, IMAGENET_CLASSES, bias=True), TRAINABLE,
                              0, recomputed=False))
     # Cross-entropy keeps the log-probabilities for its backward.
-    layers.append(make_layer("loss", "loss", elementwise("log_softmax", IMAGENET_CLASSES), TRAINABLE,
+    layers.append(make_layer("loss", "loss", elementwise("log_softmax", IMAGENET_CLASSES, b), TRAINABLE,
                              IMAGENET_CLASSES * b, recomputed=False))
     return Workload(
         name="resnet50", benchmark="resnet",

@@ -3,7 +3,9 @@
 Emits exactly the keys of the schema (spec: workloads/<name>.yaml), in its order; dimensioned values
 are quoted strings "<integer> FLOP" / "<integer> B"; counts are plain integers. The optional
 parallelism keys (tensor_parallel, tp_comm_bytes_per_sample, cp_comm_bytes_per_sample) follow
-`recomputed` and are omitted where they do not apply.
+`recomputed` and are omitted where they do not apply. `kernels:` comes last, on every layer that has
+kernels: one flow mapping per kernel on one line, keys in the schema's order (workloads/SCHEMA.md,
+"Kernels").
 """
 
 import re
@@ -15,6 +17,13 @@ BENCHMARKS = ("bert", "llama2_70b_lora", "retinanet", "stable_diffusion", "resne
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 OPTIMIZERS = ("adam", "lamb", "sgd_momentum")
 TENSOR_PARALLEL = ("column", "row")
+#: Keys of each kernel op, in the order they are written (workloads/SCHEMA.md, "Kernels").
+KERNEL_KEYS = {
+    "gemm": ("op", "m", "n", "k", "batch", "backward_factor"),
+    "conv": ("op", "h", "w", "c", "k", "r", "s", "stride", "pad", "groups", "backward_factor"),
+    "attention": ("op", "heads", "kv_heads", "q", "kv", "head_dim", "causal", "backward_factor"),
+    "elementwise": ("op", "elements", "flop_per_element", "bytes_per_element", "backward_factor", "fused"),
+}
 #: Plain scalars YAML 1.1/1.2 would not read as strings.
 _RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"}
 
@@ -60,6 +69,33 @@ def _parallelism_lines(layer):
     return lines
 
 
+def _kernel_value(key, value):
+    if key == "op":
+        return value
+    if key in ("causal", "fused"):
+        if not isinstance(value, bool):
+            raise ValueError("%s must be a boolean, got %r" % (key, value))
+        return "true" if value else "false"
+    return _integer(value)
+
+
+def _kernel_lines(layer):
+    """The `kernels:` list of one layer (none for a layer without kernels)."""
+    if not layer.kernels:
+        return []
+    if layer.kernels[0].fused:
+        raise ValueError("%s: a fused kernel cannot be the first kernel of a layer" % layer.name)
+    lines = ["      kernels:"]
+    for kernel in layer.kernels:
+        items = kernel.items()
+        if kernel.op not in KERNEL_KEYS or tuple(k for k, _ in items) != KERNEL_KEYS[kernel.op]:
+            raise ValueError("%s: kernel keys %r are not the schema's" % (layer.name, [k for k, _ in items]))
+        if kernel.backward_factor not in (0, 1, 2):
+            raise ValueError("%s: backward_factor must be 0, 1 or 2" % layer.name)
+        lines.append("        - {" + ", ".join("%s: %s" % (k, _kernel_value(k, v)) for k, v in items) + "}")
+    return lines
+
+
 def render(workload, totals_comment):
     """The YAML text of one workload, with a header saying how it was generated."""
     if workload.benchmark not in BENCHMARKS or workload.precision not in PRECISIONS \
@@ -95,4 +131,5 @@ def render(workload, totals_comment):
             "      recomputed: " + ("true" if layer.recomputed else "false"),
         ]
         out += _parallelism_lines(layer)
+        out += _kernel_lines(layer)
     return "\n".join(out) + "\n"
