@@ -475,6 +475,26 @@ class Kernels(unittest.TestCase):
                          [(k.op, k.value("m"), k.value("n"), k.value("k"))
                           for k in kernels_of("bert-large", "mlm.decoder")])
 
+    def test_bert_sequence_length_is_one_constant(self):
+        # a trace at another length (here 256) changes every place the sequence enters
+        import bert  # noqa: E402
+        saved, bert.SEQ_LEN = bert.SEQ_LEN, 256
+        try:
+            workload = bert.bert_large()
+        finally:
+            bert.SEQ_LEN = saved
+        layers = workload.layers
+        s, h, a, b = 256, 1024, 16, 2
+        encoder = [l for l in layers if l.name.startswith("encoder.")]
+        self.assertEqual({s}, {k.value("m") for l in encoder for k in l.kernels if k.op == "gemm"})
+        self.assertEqual({(s, s)}, {(k.value("q"), k.value("kv")) for l in encoder for k in l.kernels
+                                    if k.op == "attention"})
+        self.assertEqual(s * h * 34 + 5 * a * s * s,
+                         sum(l.activation_bytes for l in encoder if l.name.startswith("encoder.0.")))
+        self.assertEqual({s * h * b}, {l.tp_comm_bytes for l in encoder if l.tensor_parallel == "row"})
+        self.assertEqual({s * h}, {k.value("elements") for l in layers if l.name == "embeddings" for k in l.kernels})
+        self.assertIn("sequence 256,", workload.description)
+
     def test_resnet50_shapes(self):
         conv1 = kernels_of("resnet50", "layer1.0.conv1")
         self.assertEqual(("conv", (("h", 56), ("w", 56), ("c", 64), ("k", 64), ("r", 1), ("s", 1), ("stride", 1),
