@@ -1,6 +1,7 @@
 #pragma once
 /// A training workload as a sequence of layers (one forward pass in order; backward runs them in reverse).
 
+#include "sim/model/KernelShape.hpp"
 #include "sim/model/Precision.hpp"
 
 #include <optional>
@@ -43,6 +44,8 @@ struct Layer {
   TensorParallelMode tensor_parallel = TensorParallelMode::Replicated;
   double tp_comm_bytes_per_sample = 0; ///< all-reduced under TP: forward for row, backward for column layers
   double cp_comm_bytes_per_sample = 0; ///< K and V gathered under context parallelism (attention cores)
+  /// The forward kernels of one sample with their shapes; empty where the trace gives none.
+  std::vector<Kernel> kernels;
 
   bool tp_sharded() const { return tensor_parallel != TensorParallelMode::Replicated; }
 };

@@ -90,8 +90,9 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("scenario:\n  name: fp8-a100\n  platform: %s\n  workload: %s\n  gpus: 8\n  global_batch_size: 64\n"
                 "  micro_batch_size: 8\n" % (os.path.join(source_dir, "platforms", "dgx-a100-1node.yaml"), fp8_workload))
     refused = run("run", fp8, "-o", os.path.join(tmp, "fp8.h5"))
-    check(refused.returncode == 2 and fp8_workload + ":13:14: error: /workload/precision: accelerator 'a100-sxm4-80gb' "
-          "has no FP8 units" in refused.stderr, refused.stderr)
+    precision_line = trace.split("\n").index("  precision: fp16") + 1
+    check(refused.returncode == 2 and fp8_workload + ":%d:14: error: /workload/precision: accelerator 'a100-sxm4-80gb' "
+          "has no FP8 units" % precision_line in refused.stderr, refused.stderr)
     check(not os.path.exists(os.path.join(tmp, "fp8.h5")), "nothing written for an fp8 request on an A100")
 
     # The setup line counts replicas, not GPUs, under tensor parallelism (8 GPUs = 2 replicas x tp 4).
