@@ -3,6 +3,7 @@
 #include "sim/model/ZeroStage.hpp"
 
 #include <string>
+#include <variant>
 
 namespace gpuscale::model {
 namespace {
@@ -56,6 +57,62 @@ void check_layout(const Scenario& s, const Platform& platform, ConflictList& con
       break;
     }
   }
+}
+
+const AttentionShape* attention_kernel(const Layer& layer)
+{
+  for (const auto& kernel : layer.kernels)
+    if (const auto* attention = std::get_if<AttentionShape>(&kernel.shape))
+      return attention;
+  return nullptr;
+}
+
+/// Tensor parallelism splits attention by heads and context parallelism splits the sequence
+/// (workloads/SCHEMA.md); a model without the layers either splits has nothing to split. The head
+/// and sequence checks need the trace's kernel shapes and are skipped for a layer without them.
+void check_parallel_split(const Scenario& s, const WorkloadTrace& workload, ConflictList& conflicts)
+{
+  const int tp = s.tensor_parallel;
+  const int cp = s.context_parallel;
+  bool tp_layers = false, cp_layers = false, heads_reported = false, sequence_reported = false;
+  for (const auto& layer : workload.layers) {
+    tp_layers = tp_layers || layer.tp_sharded();
+    cp_layers = cp_layers || layer.cp_comm_bytes_per_sample > 0;
+    const AttentionShape* attention = attention_kernel(layer);
+    if (attention == nullptr)
+      continue;
+    // Megatron-LM gives each TP rank whole key/value heads (num_query_groups % tp == 0).
+    if (tp > 1 && layer.tp_sharded() && attention->kv_heads % tp != 0 && !heads_reported) {
+      conflicts.add(Kind::Layout, "tp",
+                    "tp = " + std::to_string(tp) + " does not divide the " + std::to_string(attention->kv_heads) +
+                        " key/value heads of layer '" + layer.name + "' of workload '" + workload.name +
+                        "' (tensor parallelism splits attention by heads)",
+                    {"tp", "workload"});
+      heads_reported = true;
+    }
+    // Megatron-Core cuts the sequence into 2 x cp chunks and gives each CP rank two of them, one
+    // from each end, so that causal attention's work is balanced (get_batch_on_this_cp_rank).
+    const long long chunks = attention->causal ? 2LL * cp : cp;
+    if (cp > 1 && layer.cp_comm_bytes_per_sample > 0 && attention->q % chunks != 0 && !sequence_reported) {
+      conflicts.add(Kind::Layout, "cp",
+                    "cp = " + std::to_string(cp) + " does not divide the " + std::to_string(attention->q) +
+                        "-token sequence of layer '" + layer.name + "' of workload '" + workload.name + "' into " +
+                        std::to_string(chunks) + " equal chunks" +
+                        (attention->causal ? " (2 x cp: causal attention is balanced over two chunks per rank)" : ""),
+                    {"cp", "workload"});
+      sequence_reported = true;
+    }
+  }
+  if (tp > 1 && !tp_layers)
+    conflicts.add(Kind::Layout, "tp",
+                  "tp = " + std::to_string(tp) + " but workload '" + workload.name +
+                      "' has no tensor-parallel layers: every rank would compute the whole model",
+                  {"tp", "workload"});
+  if (cp > 1 && !cp_layers)
+    conflicts.add(Kind::Layout, "cp",
+                  "cp = " + std::to_string(cp) + " but workload '" + workload.name +
+                      "' has no self-attention layer whose sequence context parallelism could split",
+                  {"cp", "workload"});
 }
 
 void check_uniform_batch(const Scenario& s, ConflictList& conflicts)
@@ -241,6 +298,7 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   s.batch_per_rank.clear();
   if (check_gpu_count(s, platform, conflicts)) {
     check_layout(s, platform, conflicts);
+    check_parallel_split(s, workload, conflicts);
     check_precision(s, platform, workload, conflicts);
     if (s.batch_allocation.empty())
       check_uniform_batch(s, conflicts);
