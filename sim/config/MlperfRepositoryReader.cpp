@@ -16,13 +16,37 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> sorted_children(const fs::path& dir, bool directories)
+/// Why a symbolic link cannot be followed: a loop, or a target that does not exist.
+std::string describe_link_problem(const fs::path& link)
+{
+  std::error_code error;
+  (void)fs::status(link, error);
+  if (error == std::errc::too_many_symbolic_link_levels)
+    return "a loop of symbolic links";
+  return "a symbolic link whose target cannot be read (" + error.message() + ")";
+}
+
+/// The folders (or regular files) in `dir`, sorted. What cannot be read is reported in `problems` and
+/// skipped, never silently dropped: an unreadable folder, an entry whose type cannot be known (a loop
+/// of symbolic links, a dangling link), a file that cannot be opened.
+std::vector<fs::path> sorted_children(const fs::path& dir, bool directories, std::vector<std::string>& problems)
 {
   std::vector<fs::path> children;
   std::error_code error;
-  for (const auto& item : fs::directory_iterator(dir, error))
-    if (directories ? item.is_directory() : item.is_regular_file())
-      children.push_back(item.path());
+  fs::directory_iterator it(dir, error);
+  for (const fs::directory_iterator end; !error && it != end; it.increment(error)) {
+    std::error_code type_error;
+    const fs::file_status status = it->status(type_error);
+    if (type_error) {
+      if (fs::is_symlink(it->symlink_status(type_error)))
+        problems.push_back(it->path().string() + ": " + describe_link_problem(it->path()) + "; skipped");
+      continue;
+    }
+    if (directories ? fs::is_directory(status) : fs::is_regular_file(status))
+      children.push_back(it->path());
+  }
+  if (error)
+    problems.push_back(dir.string() + ": cannot list the folder (" + error.message() + "); its contents are skipped");
   std::sort(children.begin(), children.end());
   return children;
 }
@@ -37,7 +61,7 @@ bool is_result_file(const fs::path& path)
 void read_system_results(const fs::path& system_dir, const fs::path& system_json, const std::string& round,
                          const std::string& submitter, const std::string& system, MlperfImport& out)
 {
-  std::vector<fs::path> benchmark_dirs = sorted_children(system_dir, true);
+  std::vector<fs::path> benchmark_dirs = sorted_children(system_dir, true, out.problems);
   if (benchmark_dirs.empty())
     return;
   model::MlperfSystem description;
@@ -62,7 +86,7 @@ void read_system_results(const fs::path& system_dir, const fs::path& system_json
     entry.system = system;
     entry.benchmark = *benchmark;
     entry.description = description;
-    for (const auto& file : sorted_children(dir, false))
+    for (const auto& file : sorted_children(dir, false, out.problems))
       if (is_result_file(file))
         entry.runs.push_back(read_mlperf_log(file.string(), *benchmark));
     if (entry.runs.empty())
@@ -81,9 +105,9 @@ void read_system_results(const fs::path& system_dir, const fs::path& system_json
 
 void read_shared_layout(const fs::path& dir, MlperfImport& out)
 {
-  for (const auto& round_dir : sorted_children(dir / "results", true)) {
+  for (const auto& round_dir : sorted_children(dir / "results", true, out.problems)) {
     const std::string round = round_dir.filename().string();
-    for (const auto& system_dir : sorted_children(round_dir, true)) {
+    for (const auto& system_dir : sorted_children(round_dir, true, out.problems)) {
       const std::string folder = system_dir.filename().string();
       const auto split = folder.find("__");
       if (split == std::string::npos) {
@@ -109,11 +133,11 @@ std::string round_of(const fs::path& dir)
 void read_upstream_layout(const fs::path& dir, MlperfImport& out)
 {
   const std::string round = round_of(dir);
-  for (const auto& submitter_dir : sorted_children(dir, true)) {
+  for (const auto& submitter_dir : sorted_children(dir, true, out.problems)) {
     if (!fs::is_directory(submitter_dir / "results") || !fs::is_directory(submitter_dir / "systems"))
       continue;
     const std::string submitter = submitter_dir.filename().string();
-    for (const auto& system_dir : sorted_children(submitter_dir / "results", true)) {
+    for (const auto& system_dir : sorted_children(submitter_dir / "results", true, out.problems)) {
       const std::string system = system_dir.filename().string();
       read_system_results(system_dir, submitter_dir / "systems" / (system + ".json"), round, submitter, system, out);
     }
@@ -122,7 +146,8 @@ void read_upstream_layout(const fs::path& dir, MlperfImport& out)
 
 bool has_upstream_submitters(const fs::path& dir)
 {
-  for (const auto& child : sorted_children(dir, true))
+  std::vector<std::string> problems; // reported when the layout is read
+  for (const auto& child : sorted_children(dir, true, problems))
     if (fs::is_directory(child / "results") && fs::is_directory(child / "systems"))
       return true;
   return false;

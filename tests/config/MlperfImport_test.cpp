@@ -8,9 +8,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include <unistd.h>
 
 using namespace gpuscale;
 
@@ -99,6 +102,27 @@ TEST_CASE("config::read_mlperf_repository reads an upstream round repository, ss
   CHECK(e.mean_epochs_to_converge == 3.0);
   CHECK(e.mean_samples_to_converge == 3.0 * 1170301);
   CHECK(imported.skipped_benchmark_folders == 1);
+}
+
+TEST_CASE("config::read_mlperf_repository reports a loop of symbolic links and a dangling link, and goes on",
+          "[config]")
+{
+  namespace fs = std::filesystem;
+  const fs::path copy = fs::temp_directory_path() / ("gpuscale-import-links-" + std::to_string(::getpid()));
+  fs::remove_all(copy);
+  fs::create_directories(copy);
+  fs::copy(kData + "/results", copy / "results", fs::copy_options::recursive);
+  fs::copy(kData + "/systems", copy / "systems", fs::copy_options::recursive);
+  fs::create_directory_symlink("loop", copy / "results/v9.9/loop");
+  fs::create_symlink("absent.txt", copy / "results/v9.9/Acme__box8/bert/result_9.txt");
+  const auto imported = config::read_mlperf_repository(copy.string());
+  std::string problems;
+  for (const auto& p : imported.problems)
+    problems += p + "\n";
+  fs::remove_all(copy);
+  CHECK(imported.entries.size() == 2); // the readable entries are all there
+  CHECK_THAT(problems, Catch::Contains("results/v9.9/loop: a loop of symbolic links; skipped"));
+  CHECK_THAT(problems, Catch::Contains("Acme__box8/bert/result_9.txt: a symbolic link whose target cannot be read"));
 }
 
 TEST_CASE("config::read_mlperf_repository rejects a folder of neither layout", "[config]")
