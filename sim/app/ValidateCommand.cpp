@@ -123,14 +123,14 @@ void run_validate(const ValidateOptions& options)
   const auto& cases = set.cases;
   const analysis::ParameterSpace space(cases);
   const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
-  const auto loso = analysis::leave_group_out(
-      space, cases, [](const analysis::CalibrationCase& c) { return c.system_key; }, fit.x);
-  const auto lofo =
-      analysis::leave_group_out(space, cases, [](const analysis::CalibrationCase& c) { return c.family; }, fit.x);
+  // Every mode's refits, once: the error tables and the intervals share them.
+  const analysis::LeftOutMinutes left_out = analysis::left_out_minutes_by_mode(space, cases, fit.x);
+  const auto& loso = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
+  const auto& lofo = left_out.at(analysis::ValidationMode::LeaveOneFamilyOut);
 
   const LeftOutErrors errors = print_left_out_predictions(space, cases, fit.x, loso, lofo);
   print_error_summaries(errors);
-  const auto modes = analysis::validation_mode_residuals(space, cases, fit.x, loso, lofo, reference);
+  const auto modes = analysis::validation_mode_residuals(space, cases, left_out, reference);
   const model::IntervalModel intervals = analysis::interval_model(modes, cases);
   print_interval_coverage(intervals);
   if (!options.write_intervals_path.empty()) {
