@@ -18,21 +18,15 @@ double interpolated_quantile(const std::vector<double>& sorted, double q)
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-std::vector<double> leave_group_out(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
-                                    const std::function<std::string(const CalibrationCase&)>& group_of,
-                                    const std::vector<double>& start)
+std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                const std::vector<ValidationFold>& folds, const std::vector<double>& start)
 {
-  std::map<std::string, std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    groups[group_of(cases[i])].push_back(i);
   std::vector<double> predicted(cases.size(), 0.0);
-  for (const auto& [name, members] : groups) {
-    std::vector<bool> use(cases.size(), true);
-    for (std::size_t i : members)
-      use[i] = false;
-    if (std::none_of(use.begin(), use.end(), [](bool u) { return u; }))
+  for (const auto& fold : folds) {
+    const auto& use = fold.train;
+    if (fold.predicted.empty() || std::none_of(use.begin(), use.end(), [](bool u) { return u; }))
       continue;
-    // Parameters only the left-out group informs get no data: they stay at the space's neutral start
+    // Parameters only the left-out cases inform get no data: they stay at the space's neutral start
     // (generation factor 1: the catalog datasheet alone), not at the full fit's value.
     std::vector<double> warm = start;
     const auto neutral = space.start();
@@ -56,10 +50,32 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
         warm[j] = neutral[j];
     }
     const auto fit = fit_calibration(space, cases, use, warm, false);
-    for (std::size_t i : members)
+    for (std::size_t i : fold.predicted)
       predicted[i] = space.predict_minutes(cases[i], fit.x);
   }
   return predicted;
+}
+
+std::vector<double> leave_group_out(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                    const std::function<std::string(const CalibrationCase&)>& group_of,
+                                    const std::vector<double>& start)
+{
+  return refit_folds(space, cases, group_folds(cases, group_of), start);
+}
+
+std::vector<double> left_out_minutes(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                     ValidationMode mode, const std::vector<double>& start)
+{
+  return refit_folds(space, cases, validation_folds(mode, cases), start);
+}
+
+LeftOutMinutes left_out_minutes_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                        const std::vector<double>& start)
+{
+  LeftOutMinutes minutes;
+  for (auto mode : all_validation_modes())
+    minutes[mode] = left_out_minutes(space, cases, mode, start);
+  return minutes;
 }
 
 double absolute_percentage_error(double predicted, double actual)

@@ -1,9 +1,11 @@
 #pragma once
-/// Leave-group-out cross-validation of the calibration: for each group (a system, an accelerator
-/// family), refit the surrogate without the group's results and predict them.
+/// Cross-validation of the calibration: for each fold of a split (a system, an accelerator family,
+/// the latest round, the large results; ValidationSplit.hpp), refit the surrogate on the fold's
+/// training cases and predict its left-out ones.
 
 #include "analysis/calibration/CalibrationCase.hpp"
 #include "analysis/calibration/CalibrationSurrogate.hpp"
+#include "analysis/calibration/ValidationSplit.hpp"
 
 #include <functional>
 #include <string>
@@ -11,11 +13,24 @@
 
 namespace gpuscale::analysis {
 
-/// Predicted minutes of every case by the fit that left out the case's group. `start`: the full
-/// fit's coordinates (a warm start); parameters left without data keep their start value.
+/// Predicted minutes of every case by the fit of the fold that predicts it (0 for a case no fold
+/// predicts, or whose fold has no training case). `start`: the full fit's coordinates (a warm
+/// start); parameters the fold's training cases do not inform start at the space's neutral value.
+std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                const std::vector<ValidationFold>& folds, const std::vector<double>& start);
+
+/// refit_folds over one fold per group of `group_of`: each case by the fit that left out its group.
 std::vector<double> leave_group_out(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
                                     const std::function<std::string(const CalibrationCase&)>& group_of,
                                     const std::vector<double>& start);
+
+/// gpuscale's left-out predictions in `mode` (refit_folds over validation_folds(mode, cases)).
+std::vector<double> left_out_minutes(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                     ValidationMode mode, const std::vector<double>& start);
+
+/// left_out_minutes of every mode: what validate compares and the prediction intervals summarise.
+LeftOutMinutes left_out_minutes_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+                                        const std::vector<double>& start);
 
 /// The q-quantile of ascending `sorted` by linear interpolation between order statistics (numpy's
 /// default); 0 when empty.

@@ -13,15 +13,6 @@ namespace {
 constexpr double kLowQuantile = (1.0 - model::kIntervalLevel) / 2.0;  // 0.1
 constexpr double kHighQuantile = (1.0 + model::kIntervalLevel) / 2.0; // 0.9
 
-/// Left-out predictions of the cases `group_of` puts in group "held_out", by a fit on the others.
-std::vector<double> held_out_minutes(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
-                                     const std::function<bool(const CalibrationCase&)>& held_out,
-                                     const std::vector<double>& fit_x)
-{
-  return leave_group_out(
-      space, cases, [&](const CalibrationCase& c) { return std::string(held_out(c) ? "held_out" : "kept"); }, fit_x);
-}
-
 double log_residual(const CalibrationCase& c, double predicted_minutes)
 {
   return std::log(c.actual_minutes / predicted_minutes);
@@ -88,22 +79,17 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
 
 std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space,
                                                      const std::vector<CalibrationCase>& cases,
-                                                     const std::vector<double>& fit_x,
-                                                     const std::vector<double>& loso_minutes,
-                                                     const std::vector<double>& lofo_minutes,
+                                                     const LeftOutMinutes& left_out,
                                                      const model::Calibration& calibration)
 {
   using model::PredictionRegime;
   std::map<std::string, std::set<std::string>> families_of_generation;
   for (const auto& c : cases)
     families_of_generation[c.generation].insert(c.family);
-  std::string latest_round;
-  for (const auto& c : cases)
-    latest_round = std::max(latest_round, c.round); // "v3.0" < "v3.1" < "v4.0" < "v4.1"
-  const auto beyond = held_out_minutes(
-      space, cases, [](const CalibrationCase& c) { return c.accelerators > model::kScaleSplitAccelerators; }, fit_x);
-  const auto later = held_out_minutes(
-      space, cases, [&](const CalibrationCase& c) { return c.round == latest_round; }, fit_x);
+  const auto& loso_minutes = left_out.at(ValidationMode::LeaveOneSystemOut);
+  const auto& lofo_minutes = left_out.at(ValidationMode::LeaveOneFamilyOut);
+  const auto& beyond = left_out.at(ValidationMode::ScaleExtrapolation);
+  const auto& later = left_out.at(ValidationMode::LeaveRoundOut);
 
   std::vector<ModeResiduals> modes;
   for (auto regime : model::all_prediction_regimes())
@@ -113,7 +99,7 @@ std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space
     sd[i] = parameter_log_sd(space, cases[i], calibration);
   auto add = [&](PredictionRegime regime, std::size_t i, double predicted) {
     if (!(predicted > 0) || !std::isfinite(predicted))
-      return; // a group the refit could not predict (no other data)
+      return; // not predicted in that mode, or by a refit left without data
     auto& mode = modes[static_cast<std::size_t>(regime)];
     mode.cases.push_back(i);
     mode.log_residuals.push_back(log_residual(cases[i], predicted));
@@ -125,10 +111,8 @@ std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space
     const bool alone = families_of_generation[c.generation].size() == 1;
     add(alone ? PredictionRegime::UncalibratedGeneration : PredictionRegime::NewFamilyCalibratedGeneration, i,
         lofo_minutes[i]);
-    if (c.accelerators > model::kScaleSplitAccelerators)
-      add(PredictionRegime::BeyondCalibratedScale, i, beyond[i]);
-    if (c.round == latest_round)
-      add(PredictionRegime::LaterRound, i, later[i]);
+    add(PredictionRegime::BeyondCalibratedScale, i, beyond[i]);
+    add(PredictionRegime::LaterRound, i, later[i]);
   }
   return modes;
 }

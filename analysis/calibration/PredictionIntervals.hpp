@@ -7,6 +7,7 @@
 
 #include "analysis/calibration/CalibrationCase.hpp"
 #include "analysis/calibration/CalibrationSurrogate.hpp"
+#include "analysis/calibration/ValidationSplit.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/PredictionInterval.hpp"
 
@@ -28,14 +29,15 @@ struct ModeResiduals {
 /// calibration lacks (an uncalibrated generation: factor 1) count with no uncertainty.
 double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, const model::Calibration& calibration);
 
-/// The left-out predictions of every mode. `loso_minutes` / `lofo_minutes`: leave_group_out by system
-/// and by family (as validate computes them); the scale and round modes are refitted here, warm-started
-/// at `fit_x`. `calibration`: whose standard errors give each case's parameter_log_sd.
+/// The left-out residuals of every prediction regime, from the left-out predictions of the validation
+/// modes (left_out_minutes_by_mode, CrossValidation.hpp): calibrated_family from leave_one_system_out;
+/// new_family_calibrated_generation and uncalibrated_generation from leave_one_family_out, by whether
+/// another family shares the case's generation; beyond_calibrated_scale from scale_extrapolation;
+/// later_round from leave_round_out. `calibration`: whose standard errors give each case's
+/// parameter_log_sd.
 std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space,
                                                      const std::vector<CalibrationCase>& cases,
-                                                     const std::vector<double>& fit_x,
-                                                     const std::vector<double>& loso_minutes,
-                                                     const std::vector<double>& lofo_minutes,
+                                                     const LeftOutMinutes& left_out,
                                                      const model::Calibration& calibration);
 
 /// Quantiles of one mode at model::kIntervalLevel, with the leave-one-system-out coverage of the

@@ -98,8 +98,8 @@ void run_calibrate(const CalibrateOptions& options)
   const analysis::ParameterSpace space(set.cases);
   const auto fit = analysis::fit_calibration(space, set.cases);
   std::vector<double> in_sample, loso;
-  const auto loso_minutes = analysis::leave_group_out(
-      space, set.cases, [](const analysis::CalibrationCase& c) { return c.system_key; }, fit.x);
+  const analysis::LeftOutMinutes left_out = analysis::left_out_minutes_by_mode(space, set.cases, fit.x);
+  const auto& loso_minutes = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
   for (std::size_t i = 0; i < set.cases.size(); ++i) {
     in_sample.push_back(
         analysis::absolute_percentage_error(space.predict_minutes(set.cases[i], fit.x), set.cases[i].actual_minutes));
@@ -129,11 +129,8 @@ void run_calibrate(const CalibrateOptions& options)
                     (options.max_accelerators > 0 ? " --max-accelerators " + std::to_string(options.max_accelerators) : "");
   summary.data = "MLPerf Training v3.0-v4.1 closed division (shared/mlperf: scores and trimmed MLLOG logs), " +
                  std::to_string(set.cases.size()) + " results";
-  const auto lofo_minutes = analysis::leave_group_out(
-      space, set.cases, [](const analysis::CalibrationCase& c) { return c.family; }, fit.x);
-  calibration.intervals = analysis::interval_model(
-      analysis::validation_mode_residuals(space, set.cases, fit.x, loso_minutes, lofo_minutes, calibration),
-      set.cases);
+  calibration.intervals =
+      analysis::interval_model(analysis::validation_mode_residuals(space, set.cases, left_out, calibration), set.cases);
   write_calibration_file(options.output_path, calibration);
 
   fmt::print("\n{}", format_parameter_table(calibration));

@@ -12,17 +12,6 @@
 
 namespace gpuscale::app {
 
-std::string bucket_label(int accelerators)
-{
-  if (accelerators <= 8)
-    return "<=8";
-  if (accelerators <= 64)
-    return "9-64";
-  if (accelerators <= 512)
-    return "65-512";
-  return ">512";
-}
-
 model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
                                         const analysis::CalibrationFitResult& fit)
 {

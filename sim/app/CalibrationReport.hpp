@@ -2,6 +2,7 @@
 /// Turns a fit into a model::Calibration (parameters with uncertainties, batch-size rules) and
 /// formats the parameter table the calibrate command prints.
 
+#include "analysis/calibration/AcceleratorBucket.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/MlperfRun.hpp"
@@ -11,9 +12,9 @@
 
 namespace gpuscale::app {
 
-/// Accelerator-count buckets of the batch-size rules and of validation's error table.
-inline constexpr int kAcceleratorBuckets[] = {8, 64, 512, 1'000'000};
-std::string bucket_label(int accelerators);
+/// Accelerator-count buckets of the batch-size rules and of validation's error tables (analysis's).
+using analysis::bucket_label;
+using analysis::kAcceleratorBuckets;
 
 /// The parameters of `fit` in `space` as a calibration (summary and batch sizes left empty).
 model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,

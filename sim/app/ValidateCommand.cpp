@@ -1,8 +1,10 @@
 #include "sim/mlperf/CalibrationCases.hpp"
+#include "sim/app/BaselineComparisonReport.hpp"
 #include "sim/app/CalibrationReport.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/ValidationPlot.hpp"
+#include "analysis/calibration/BaselineComparison.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
 #include "analysis/calibration/PredictionIntervals.hpp"
@@ -123,14 +125,14 @@ void run_validate(const ValidateOptions& options)
   const auto& cases = set.cases;
   const analysis::ParameterSpace space(cases);
   const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
-  const auto loso = analysis::leave_group_out(
-      space, cases, [](const analysis::CalibrationCase& c) { return c.system_key; }, fit.x);
-  const auto lofo =
-      analysis::leave_group_out(space, cases, [](const analysis::CalibrationCase& c) { return c.family; }, fit.x);
+  // Every mode's refits, once: the error tables, the intervals and the regression comparison share them.
+  const analysis::LeftOutMinutes left_out = analysis::left_out_minutes_by_mode(space, cases, fit.x);
+  const auto& loso = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
+  const auto& lofo = left_out.at(analysis::ValidationMode::LeaveOneFamilyOut);
 
   const LeftOutErrors errors = print_left_out_predictions(space, cases, fit.x, loso, lofo);
   print_error_summaries(errors);
-  const auto modes = analysis::validation_mode_residuals(space, cases, fit.x, loso, lofo, reference);
+  const auto modes = analysis::validation_mode_residuals(space, cases, left_out, reference);
   const model::IntervalModel intervals = analysis::interval_model(modes, cases);
   print_interval_coverage(intervals);
   if (!options.write_intervals_path.empty()) {
@@ -139,6 +141,7 @@ void run_validate(const ValidateOptions& options)
     write_calibration_file(options.write_intervals_path, updated);
     fmt::print("intervals  written to {}\n", options.write_intervals_path);
   }
+  print_baseline_comparison(analysis::compare_with_regression(cases, left_out));
   fmt::print("\n{} results ({} left out: gpuscale calibrate --list-excluded), simulation {:.0f} s\n", cases.size(),
              set.excluded.size(), set.simulation_wall_s);
   if (!options.plot_path.empty()) {
@@ -162,7 +165,8 @@ void add_validate_command(CLI::App& app)
 {
   auto options = std::make_shared<ValidateOptions>();
   CLI::App* command = app.add_subcommand(
-      "validate", "Cross-validate the calibration against MLPerf results (leave one system / family out)");
+      "validate", "Cross-validate the calibration against MLPerf results (leave one system / family / the latest "
+                  "round out, extrapolate in scale) and compare it with a two-parameter scaling regression");
   command->add_option("--mlperf", options->mlperf_dir, "MLPerf results folder")->required()->check(CLI::ExistingDirectory);
   command->add_option("--calibration", options->calibration_path,
                       "Calibration whose efficiencies the reference simulations use (default: the embedded one)")

@@ -150,3 +150,41 @@ TEST_CASE("analysis::summarise_errors: median and 90th percentile interpolate li
   CHECK(s.mean_pct == 4.0);
   CHECK(s.p90_pct == Approx(7.6));
 }
+
+TEST_CASE("analysis::left_out_minutes of the scale and round modes equal a leave-group-out refit of the same split",
+          "[analysis]")
+{
+  // Noisy toy results over two rounds and both sides of the scale split: the one-fold refits must give
+  // what a leave-group-out by "held out or not" gives for the held-out results (the same fit: equal
+  // exactly), and nothing elsewhere.
+  std::vector<analysis::CalibrationCase> cases;
+  const double scales[] = {0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 0.75, 3.0};
+  for (std::size_t k = 0; k < std::size(scales); ++k) {
+    auto c = toy_case(k % 3 == 0 ? "resnet" : "bert", k % 2 == 0 ? "hopper" : "ampere", scales[k],
+                      "s" + std::to_string(k));
+    c.round = k < 5 ? "v4.0" : "v4.1";
+    c.accelerators = k % 4 == 3 ? 128 : 8;
+    cases.push_back(c);
+  }
+  const analysis::ParameterSpace space(cases);
+  auto truth = space.start();
+  for (std::size_t k = 0; k < cases.size(); ++k)
+    cases[k].actual_minutes = space.predict_minutes(cases[k], truth) * (1.0 + 0.05 * std::sin(static_cast<double>(k)));
+  const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
+  const std::pair<analysis::ValidationMode, std::function<bool(const analysis::CalibrationCase&)>> splits[] = {
+      {analysis::ValidationMode::ScaleExtrapolation, [](const analysis::CalibrationCase& c) { return c.accelerators > 64; }},
+      {analysis::ValidationMode::LeaveRoundOut, [](const analysis::CalibrationCase& c) { return c.round == "v4.1"; }}};
+  for (const auto& [mode, held_out] : splits) {
+    INFO(analysis::to_string(mode));
+    const auto by_mode = analysis::left_out_minutes(space, cases, mode, fit.x);
+    const auto by_group = analysis::leave_group_out(
+        space, cases, [&](const analysis::CalibrationCase& c) { return std::string(held_out(c) ? "out" : "in"); },
+        fit.x);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (held_out(cases[i]))
+        CHECK(by_mode[i] == by_group[i]);
+      else
+        CHECK(by_mode[i] == 0.0);
+    }
+  }
+}
