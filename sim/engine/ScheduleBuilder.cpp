@@ -13,7 +13,8 @@ class ProgramBuilder {
 public:
   ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
                  model::Precision precision, model::BatchShare batch)
-      : workload_(workload), scenario_(scenario), gpu_(gpu), stage_(scenario.zero()),
+      : workload_(workload), scenario_(scenario), gpu_(gpu), efficiency_(scenario.efficiency_for(gpu)),
+        stage_(scenario.zero()),
         element_bytes_(model::element_bytes(precision)), precision_(precision), batch_(batch),
         recompute_begin_(recompute_runs(workload, scenario))
   {
@@ -41,7 +42,7 @@ public:
 
     const double shard = shards_optimizer_states(stage_) ? scenario_.data_parallel() : 1.0;
     program_.sleep(total_trainable_local() / shard * optimizer_traffic_bytes_per_param(workload_.optimizer, precision_) /
-                   (gpu_.memory_bw_Bps * scenario_.efficiency.memory));
+                   (gpu_.memory_bw_Bps * efficiency_.memory));
     if (gathers_parameters_after_step(stage_)) { // every replica needs the updated parameters back
       submit_in_buckets(Stream::Parameters, CollectiveOp::AllGather, total_trainable_local() * element_bytes_);
       program_.wait_all(Stream::Parameters);
@@ -212,9 +213,9 @@ private:
   void run_kernel(const KernelCost& kernel)
   {
     const model::PeakRates peaks = model::peak_rates_of(gpu_, precision_);
-    const model::Roofline roofline = peaks.at(scenario_.efficiency);
+    const model::Roofline roofline = peaks.at(efficiency_);
     if (peaks.flop_per_s > 0 && is_memory_limited(kernel, roofline))
-      program_.compute(kernel_time_s(kernel, roofline) * peaks.flop_per_s * scenario_.efficiency.compute);
+      program_.compute(kernel_time_s(kernel, roofline) * peaks.flop_per_s * efficiency_.compute);
     else
       program_.compute(kernel.flop);
   }
@@ -314,6 +315,7 @@ private:
   const model::WorkloadTrace& workload_;
   const model::Scenario& scenario_;
   const model::GpuType& gpu_;
+  const model::Efficiency& efficiency_; ///< this GPU type's compute and memory efficiencies
   model::ZeroStage stage_;
   double element_bytes_;
   model::Precision precision_;

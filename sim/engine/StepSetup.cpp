@@ -108,7 +108,7 @@ StepSetup::StepSetup(const model::ResolvedScenario& resolved)
   for (int rank = 0; rank < p; ++rank) {
     const std::string& type_name = topology.gpu_type[static_cast<std::size_t>(rank)];
     const model::GpuType& gpu = resolved.platform.gpu_types.at(type_name);
-    gpu_speed_flop_per_s.push_back(gpu.peak_for(precision).value() * scenario.efficiency.compute);
+    gpu_speed_flop_per_s.push_back(gpu.peak_for(precision).value() * scenario.efficiency_for(gpu).compute);
     // One program per distinct (GPU type, batch share): uneven allocations give GPUs their own.
     const model::BatchShare share = scenario.batch_of_rank(rank);
     const std::string key = type_name + "/" + std::to_string(share.micro_batch) + "x" + std::to_string(share.accumulation);

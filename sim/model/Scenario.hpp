@@ -9,6 +9,7 @@
 #include "sim/model/WorkloadTrace.hpp"
 #include "sim/model/ZeroStage.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,6 +94,20 @@ struct Scenario {
   /// The scenario states its efficiencies (`efficiency:`); otherwise resolution applies the
   /// calibration's for the hardware the run uses.
   bool efficiency_given = false;
+  /// Derived by resolution on a run that uses more than one accelerator type and states no
+  /// `efficiency:`: each type's calibrated efficiencies (compute, memory: the calibration's for the
+  /// benchmark and that type's generation), by GpuType::name. `efficiency` is then the first used
+  /// type's (what the results row reports). Empty: `efficiency` applies to every GPU.
+  std::map<std::string, Efficiency> efficiency_by_type;
+
+  /// The compute and memory efficiencies GPUs of `gpu`'s type run at: the one rule the engine and
+  /// the planner's profiler read them by. The step overhead and the network what-ifs are the run's
+  /// (`efficiency`).
+  const Efficiency& efficiency_for(const GpuType& gpu) const
+  {
+    const auto it = efficiency_by_type.find(gpu.name);
+    return it != efficiency_by_type.end() ? it->second : efficiency;
+  }
   /// Derived by resolution: the network calibration's link fractions and collective costs, with the
   /// what-ifs of `efficiency` applied. Every link of the run gets its class's fraction.
   LinkFractions links;

@@ -2,7 +2,9 @@
 
 #include "sim/model/ZeroStage.hpp"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace gpuscale::model {
@@ -259,14 +261,17 @@ std::optional<HostInputCost> choose_host_pipeline(const Scenario& s, const Scena
 
 } // namespace
 
-Efficiency calibrated_efficiency(const Calibration& calibration, const Platform& platform,
-                                 const WorkloadTrace& workload, int gpus)
+std::vector<std::pair<std::string, Efficiency>> calibrated_efficiencies(const Calibration& calibration,
+                                                                         const Platform& platform,
+                                                                         const WorkloadTrace& workload, int gpus)
 {
-  const auto used = platform.groups_used(gpus);
-  if (used.empty())
-    return Efficiency{};
-  const auto& gpu = platform.gpu_type_of(platform.node_type_of_group(used.front().group));
-  return calibration.efficiency_for(workload.benchmark, gpu.generation);
+  std::vector<std::pair<std::string, Efficiency>> by_type;
+  for (const auto& use : platform.groups_used(gpus)) {
+    const auto& gpu = platform.gpu_type_of(platform.node_type_of_group(use.group));
+    if (std::none_of(by_type.begin(), by_type.end(), [&](const auto& t) { return t.first == gpu.name; }))
+      by_type.emplace_back(gpu.name, calibration.efficiency_for(workload.benchmark, gpu.generation));
+  }
+  return by_type;
 }
 
 LinkFractions resolve_link_fractions(const Calibration* calibration, const Calibration* network_calibration,
@@ -296,6 +301,7 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   const Platform& platform = *inputs.platform;
   const WorkloadTrace& workload = *inputs.workload;
   s.batch_per_rank.clear();
+  s.efficiency_by_type.clear();
   if (check_gpu_count(s, platform, conflicts)) {
     check_layout(s, platform, conflicts);
     check_parallel_split(s, workload, conflicts);
@@ -313,10 +319,15 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   s.links = resolve_link_fractions(inputs.calibration, inputs.network_calibration, s.efficiency);
   if (inputs.calibration != nullptr && !s.efficiency_given && !platform.node_groups.empty()) {
     const Efficiency what_ifs = s.efficiency;
-    s.efficiency = calibrated_efficiency(*inputs.calibration, platform, workload, s.gpus);
+    const auto by_type = calibrated_efficiencies(*inputs.calibration, platform, workload, s.gpus);
+    s.efficiency = by_type.empty() ? Efficiency{} : by_type.front().second;
     s.efficiency.network = what_ifs.network;
     s.efficiency.collective_fixed_s = what_ifs.collective_fixed_s;
     s.efficiency.simple_step_s = what_ifs.simple_step_s;
+    // A mixed run: every type at its own generation's efficiencies (Scenario::efficiency_for).
+    if (by_type.size() > 1)
+      for (const auto& [type, efficiency] : by_type)
+        s.efficiency_by_type[type] = efficiency;
     if (resolution.convergence && inputs.add_calibrated_run_overhead)
       resolution.convergence->run_start_overhead_s += inputs.calibration->overhead_s_for(workload.benchmark);
   }

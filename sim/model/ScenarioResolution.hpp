@@ -5,7 +5,8 @@
 ///
 /// Resolution checks that the scenario's values fit its platform and workload together, expands an
 /// uneven batch allocation into one share per GPU rank, applies the calibration to a scenario that
-/// states no efficiencies of its own (for the accelerators and fabric of the GPUs the run uses), and
+/// states no efficiencies of its own (for the accelerators and fabric of the GPUs the run uses, each
+/// accelerator type at its own generation's), and
 /// picks the host data pipeline. It never reads files: its inputs are already-read model objects.
 
 #include "sim/model/Calibration.hpp"
@@ -13,6 +14,7 @@
 #include "sim/model/Scenario.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuscale::model {
@@ -78,10 +80,12 @@ ScenarioResolution resolve_scenario(Scenario& scenario, const ScenarioInputs& in
 /// pipeline of `resolved` are replaced by the resolution's.
 std::vector<ScenarioConflict> resolve_in_place(ResolvedScenario& resolved, ScenarioInputs options);
 
-/// The efficiencies `calibration` gives a run of `gpus` GPUs of `platform` with `workload`: those of
-/// the workload's benchmark and the accelerator generation of the first GPU the run uses.
-Efficiency calibrated_efficiency(const Calibration& calibration, const Platform& platform,
-                                 const WorkloadTrace& workload, int gpus);
+/// The efficiencies `calibration` gives a run of `gpus` GPUs of `platform` with `workload`, for each
+/// accelerator type the run uses (by GpuType::name, in the order the run first uses them): those of
+/// the workload's benchmark and that type's generation.
+std::vector<std::pair<std::string, Efficiency>> calibrated_efficiencies(const Calibration& calibration,
+                                                                         const Platform& platform,
+                                                                         const WorkloadTrace& workload, int gpus);
 
 /// The calibration's link fractions and collective costs (defaults without one), each value that
 /// `network_calibration` has (a cluster's own nccl-tests fit; nullptr: none) in place of the

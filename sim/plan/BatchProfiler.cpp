@@ -74,6 +74,15 @@ model::ResolvedScenario restrict_to_types(const model::ResolvedScenario& resolve
   }
   restricted.scenario.gpus = kept;
   restricted.scenario.batch_per_rank.clear();
+  // Each kept type keeps its own efficiencies (Scenario::efficiency_by_type); the row reports the
+  // first kept type's, as for any run.
+  if (!platform.node_groups.empty()) {
+    auto& efficiency = restricted.scenario.efficiency;
+    const auto& first_type = platform.gpu_type_of(platform.node_type_of_group(0));
+    const model::Efficiency& first = resolved.scenario.efficiency_for(first_type);
+    efficiency.compute = first.compute;
+    efficiency.memory = first.memory;
+  }
   return restricted;
 }
 
@@ -98,7 +107,8 @@ std::vector<analysis::GpuTypeProfile> profile_gpu_types(const model::ResolvedSce
     }
     profile.max_micro_batch = lo;
     if (lo > 0) {
-      const double speed = model::peak_rates_of(gpu, precision).at(s.efficiency).flop_per_s; // the compute roof
+      // The compute roof, at this type's efficiencies.
+      const double speed = model::peak_rates_of(gpu, precision).at(s.efficiency_for(gpu)).flop_per_s;
       std::vector<analysis::MicroBatchPoint> points;
       double fixed_s = 0;
       for (int m : probe_sizes(lo)) {

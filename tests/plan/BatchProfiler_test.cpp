@@ -1,9 +1,14 @@
 #include "sim/plan/BatchProfiler.hpp"
 #include "sim/run/ScenarioRunner.hpp"
 #include "sim/engine/MemoryModel.hpp"
+#include "sim/config/CalibrationReader.hpp"
+#include "sim/config/ScenarioReader.hpp"
 #include "tests/support/SyntheticPlatforms.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace gpuscale;
 
@@ -89,6 +94,31 @@ TEST_CASE("plan::restrict_to_types keeps only the named types' node groups", "[a
   const auto types = plan::gpu_types_of_run(fast_only);
   REQUIRE(types.size() == 1);
   CHECK(types[0] == std::pair<std::string, int>{"test-gpu", 8});
+}
+
+TEST_CASE("plan::restrict_to_types leaves each kept type at its own generation's calibrated efficiency",
+          "[app][planner]")
+{
+  const std::string source = GPUSCALE_SOURCE_DIR;
+  const auto path = std::filesystem::temp_directory_path() / "gpuscale-restrict-efficiency.yaml";
+  std::ofstream(path) << "scenario:\n  name: restrict\n  platform: " << source << "/platforms/mixed-a100-v100.yaml\n"
+                      << "  workload: " << source << "/workloads/resnet50.yaml\n  gpus: 64\n"
+                      << "  global_batch_size: 2048\n  micro_batch_size: 32\n";
+  const auto resolved = config::read_scenario(path.string());
+  const model::Calibration& calibration = config::default_calibration();
+  const auto& v100 = resolved.platform.gpu_types.at("v100-sxm2-16gb");
+  const auto expect = calibration.efficiency_for(resolved.workload.benchmark, v100.generation);
+  const auto v100_only = plan::restrict_to_types(resolved, {"v100-sxm2-16gb"});
+  CHECK(v100_only.scenario.efficiency_for(v100).compute == expect.compute);
+  CHECK(v100_only.scenario.efficiency_for(v100).memory == expect.memory);
+  CHECK(v100_only.scenario.efficiency.compute == expect.compute); // what its row reports
+  // The V100s profile the same in the mixed run and alone.
+  const auto mixed = plan::profile_gpu_types(resolved, 64);
+  const auto alone = plan::profile_gpu_types(v100_only, 64);
+  REQUIRE(mixed.size() == 2);
+  REQUIRE(alone.size() == 1);
+  CHECK(alone[0].micro_batch_time_s == mixed[1].micro_batch_time_s);
+  CHECK(alone[0].step_fixed_s == mixed[1].step_fixed_s);
 }
 
 TEST_CASE("plan::batch_allocation_yaml writes the scenario block", "[app][planner]")
