@@ -149,6 +149,8 @@ private:
                "expected at least one peak rate (" + model::known_precisions() + ")");
       peak.finish();
     }
+    type.compute_units =
+        static_cast<int>(gpu.integer("compute_units", 1, 100000, Presence::Optional).value_or(0));
     type.memory_bytes = gpu.positive_quantity("memory", Dimension::Bytes, Presence::Required).value_or(0);
     type.memory_type = gpu.text("memory_type", Presence::Optional).value_or("");
     type.memory_bw_Bps =

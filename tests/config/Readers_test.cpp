@@ -82,6 +82,39 @@ TEST_CASE("config::read_platform converts the catalog's unit strings to SI", "[c
   CHECK(platform.gpu_count() == 8);
 }
 
+TEST_CASE("every built-in catalog accelerator has its compute-unit count", "[config][catalog]")
+{
+  const auto catalog =
+      config::read_platform_catalog(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/catalog/accelerators.yaml");
+  REQUIRE(catalog.gpu_types.size() >= 30);
+  for (const auto& [name, gpu] : catalog.gpu_types) {
+    INFO(name);
+    CHECK(gpu.compute_units > 0);
+  }
+  CHECK(catalog.gpu_types.at("h100-sxm5-80gb").compute_units == 132);
+  CHECK(catalog.gpu_types.at("h100-pcie-80gb").compute_units == 114);
+  CHECK(catalog.gpu_types.at("a100-sxm4-80gb").compute_units == 108);
+  CHECK(catalog.gpu_types.at("mi300x").compute_units == 304);
+  CHECK(catalog.gpu_types.at("gaudi3").compute_units == 8);
+}
+
+TEST_CASE("compute_units is optional in a user catalog: absent reads as 0 (unknown)", "[config][catalog]")
+{
+  const std::string entry = R"(accelerators:
+  - name: toy-gpu
+    vendor: nvidia
+    peak: {bf16: "100 TFLOP/s"}
+    memory: "16 GiB"
+    memory_bandwidth: "1 TB/s"
+    intra_node_bandwidth: "100 GB/s"
+    tdp: "300 W"
+)";
+  const std::string without = write_temp("no-compute-units.yaml", entry);
+  CHECK(config::read_platform_catalog(without).gpu_types.at("toy-gpu").compute_units == 0);
+  const std::string with = write_temp("compute-units.yaml", entry + "    compute_units: 40\n");
+  CHECK(config::read_platform_catalog(with).gpu_types.at("toy-gpu").compute_units == 40);
+}
+
 TEST_CASE("config::read_platform rejects unknown keys with their location", "[config]")
 {
   const std::string path = write_temp("unknown-key.yaml", kCatalog + R"(cluster:
