@@ -42,6 +42,7 @@ std::vector<std::pair<std::string, std::string>> variant_parts(const results::Ru
           {"tp ", std::to_string(r.tp)},
           {"cp ", std::to_string(r.cp)},
           {"SP ", r.sequence_parallel != 0 ? "on" : "off"},
+          {"CUDA graph ", r.cuda_graph != 0 ? "on" : "off"},
           {"bucket ", std::to_string(static_cast<long long>(r.bucket_bytes)) + " B"},
           {"prefetch ", std::to_string(static_cast<long long>(r.zero3_prefetch_params))},
           {"input ", r.input_pipeline},

@@ -55,6 +55,10 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, c
   s.gpus = system.accelerators_total();
   s.global_batch_size = global_batch_size;
   choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node);
+  // NVIDIA's submissions capture their training step in CUDA graphs; every other submitter's are
+  // assumed to as well (no system description says), so every MLPerf calibration and predict
+  // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule").
+  s.cuda_graph = true;
   model::ScenarioInputs options;
   options.host_costs = &host_costs_;
   options.host_costs_path = data_dir() + "/workloads/host_input/host_input.yaml";

@@ -1,7 +1,7 @@
 #pragma once
 /// Builds the scenario of one MLPerf result (or of a system to predict): the catalog platform of the
 /// system description, the benchmark's workload trace, convergence table and host pipeline, and the
-/// layout submitters use (SubmitterLayout).
+/// layout submitters use (SubmitterLayout), the step captured as a CUDA graph (cuda_graph).
 
 #include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/model/Calibration.hpp"

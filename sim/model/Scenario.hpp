@@ -90,6 +90,11 @@ struct Scenario {
   /// stage3_prefetch_bucket_size default 5e7).
   double zero3_prefetch_params = 5e7;
   bool activation_checkpointing = false;
+  /// The step is captured and replayed as a CUDA graph (MLPerf submissions do): each kernel then
+  /// costs about a microsecond to launch instead of the host's few microseconds
+  /// (shared/references/COMPUTE.md; NVIDIA's 'Getting started with CUDA Graphs'). Default false:
+  /// eager PyTorch, DeepSpeed. Read by the kernel time model (engine/ComputeCostModel).
+  bool cuda_graph = false;
   Efficiency efficiency;
   /// The scenario states its efficiencies (`efficiency:`); otherwise resolution applies the
   /// calibration's for the hardware the run uses.

@@ -122,6 +122,7 @@ const std::vector<Column>& columns()
       text_column("workload_sha256", &RunRecord::workload_sha256, 72),
       text_column("gpuscale_version", &RunRecord::gpuscale_version, 64),
       text_column("convergence_sha256", &RunRecord::convergence_sha256, 72),
+      int_column("cuda_graph", &RunRecord::cuda_graph),
   };
   return table;
 }

@@ -19,8 +19,9 @@ namespace gpuscale::results {
 // 2: memory_efficiency and step_overhead_s columns; 3: tp, cp, sequence_parallel, bucket_bytes,
 // zero3_prefetch_params, input_pipeline, batch_per_rank, platform_sha256, workload_sha256, gpuscale_version,
 // convergence_sha256, executor, and the convergence intervals (samples_to_converge_low/high,
-// time_to_train_low/high_min)
-inline constexpr int kSchemaVersion = 4;
+// time_to_train_low/high_min); 4: scale_up_link_fraction, nic_link_fraction and collective_fixed_s
+// replace network_efficiency; 5: cuda_graph. A file of another version is refused, not appended to.
+inline constexpr int kSchemaVersion = 5;
 
 /// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).
 class ResultsFileError : public std::runtime_error {

@@ -97,6 +97,9 @@ struct RunRecord {
   std::string gpuscale_version;        ///< project version (and git describe) of the binary that ran
   std::string convergence_sha256;      ///< SHA-256 of the convergence table used; "" without one
 
+  // Schema 5.
+  std::int64_t cuda_graph = 0;         ///< 1: the step is captured and replayed as a CUDA graph
+
   bool operator==(const RunRecord&) const = default;
 };
 

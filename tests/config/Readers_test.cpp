@@ -221,6 +221,20 @@ TEST_CASE("config::read_scenario names a missing referenced file at the key that
   CHECK_THAT(errors, Catch::Contains(path + ":4:13: error: /scenario/workload: workload file '"));
 }
 
+TEST_CASE("config::read_scenario reads cuda_graph as a strict boolean, false by default", "[config]")
+{
+  const std::string root = GPUSCALE_SOURCE_DIR;
+  const std::string head = "scenario:\n  name: s\n  platform: " + root + "/platforms/dgx-a100-1node.yaml\n  workload: " +
+                           root + "/workloads/resnet50.yaml\n  gpus: 8\n  global_batch_size: 512\n"
+                                  "  micro_batch_size: 64\n";
+  CHECK_FALSE(config::read_scenario(write_temp("graph-default.yaml", head)).scenario.cuda_graph);
+  CHECK(config::read_scenario(write_temp("graph-true.yaml", head + "  cuda_graph: true\n")).scenario.cuda_graph);
+  CHECK_FALSE(config::read_scenario(write_temp("graph-false.yaml", head + "  cuda_graph: false\n")).scenario.cuda_graph);
+  const std::string yes = write_temp("graph-yes.yaml", head + "  cuda_graph: yes\n");
+  CHECK(errors_of([&] { config::read_scenario(yes); }) ==
+        yes + ":8:15: error: /scenario/cuda_graph: expected true or false, got 'yes'");
+}
+
 TEST_CASE("config::read_scenario reads the executor and rejects unknown ones and analytical on LV08", "[config]")
 {
   const std::string root = GPUSCALE_SOURCE_DIR;

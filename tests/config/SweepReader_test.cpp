@@ -11,6 +11,8 @@
 #include <fstream>
 #include <set>
 
+#include <unistd.h>
+
 using namespace gpuscale;
 
 TEST_CASE("config::read_sweep numbers points by their place in the product, GPU count fastest", "[config][sweep]")
@@ -102,4 +104,22 @@ TEST_CASE("config::read_sweep reports bad sweep files with their location (tests
       CHECK(std::string(e.what()) == expected);
     }
   }
+}
+
+TEST_CASE("config::read_sweep sweeps the boolean cuda_graph like any scenario key", "[config][sweep]")
+{
+  const std::string root = GPUSCALE_SOURCE_DIR;
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("gpuscale-sweep-cuda-graph-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << "scenario:\n  name: graph-sweep\n  platform: " << root
+                      << "/platforms/dgx-a100-1node.yaml\n  workload: " << root
+                      << "/workloads/resnet50.yaml\n  gpus: 8\n  global_batch_size: 512\n  micro_batch_size: 64\n"
+                         "sweep:\n  cuda_graph: [false, true]\n";
+  const auto spec = config::read_sweep(path.string());
+  std::filesystem::remove(path);
+  CHECK(spec.points_total == 2);
+  CHECK(spec.axes == std::vector<std::string>{"cuda_graph"});
+  REQUIRE(spec.points.size() == 2);
+  CHECK_FALSE(spec.points[0].scenario.cuda_graph);
+  CHECK(spec.points[1].scenario.cuda_graph);
 }

@@ -55,8 +55,10 @@ TEST_CASE("results::append_runs then read_runs gives back every field, in order,
   auto infeasible = sample_record(0);
   infeasible.outcome = results::Outcome::Infeasible;
   infeasible.infeasible_reason = "out of memory: needs 143 GiB";
+  auto graph = sample_record(0.5);
+  graph.cuda_graph = 1;
   CHECK(results::append_runs(path, {{sample_record(0.25), "scenario: a"}}, "test") == std::vector<std::int64_t>{1});
-  CHECK(results::append_runs(path, {{infeasible, "scenario: b"}, {sample_record(0.5), "scenario: c"}}, "test") ==
+  CHECK(results::append_runs(path, {{infeasible, "scenario: b"}, {graph, "scenario: c"}}, "test") ==
         std::vector<std::int64_t>{2, 3});
   const auto rows = results::read_runs(path);
   REQUIRE(rows.size() == 3);
@@ -65,7 +67,9 @@ TEST_CASE("results::append_runs then read_runs gives back every field, in order,
   CHECK(rows[0] == expected);
   CHECK(rows[1].outcome == results::Outcome::Infeasible);
   CHECK(rows[1].infeasible_reason == "out of memory: needs 143 GiB");
+  CHECK(rows[0].cuda_graph == 0);
   CHECK(rows[2].iter_time_s == 0.5);
+  CHECK(rows[2].cuda_graph == 1);
   CHECK(results::read_scenario_text(path, 2) == "scenario: b");
 }
 

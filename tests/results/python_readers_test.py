@@ -47,11 +47,12 @@ with tempfile.TemporaryDirectory() as tmp:
         assert frame["convergence_sha256"].iloc[0] == hashlib.sha256(table.read()).hexdigest(), frame["convergence_sha256"]
     assert frame["gpuscale_version"].str.match(r"\d+\.\d+\.\d+").all(), frame["gpuscale_version"]
     assert list(frame["tp"]) == [1, 1] and list(frame["cp"]) == [1, 1] and list(frame["sequence_parallel"]) == [0, 0]
+    assert list(frame["cuda_graph"]) == [0, 0], frame["cuda_graph"]
     assert (frame["bucket_bytes"] > 0).all() and (frame["zero3_prefetch_params"] > 0).all()
     assert (frame["batch_per_rank"] == "").all()
     with h5py.File(path, "r") as f:
         runs = f["runs"]
-        assert int(runs.attrs["schema_version"]) == 4
+        assert int(runs.attrs["schema_version"]) == 5
         assert runs["gpuscale_version"][0].decode() == frame["gpuscale_version"].iloc[0]
         assert runs.attrs["gpuscale_version"]
         text = f["scenarios/run_1"][()]
@@ -69,4 +70,5 @@ with tempfile.TemporaryDirectory() as tmp:
                    check=True, stdout=subprocess.DEVNULL)
     row = pd.read_hdf(llama, "runs").iloc[0]
     assert (row["tp"], row["cp"], row["sequence_parallel"], row["precision"]) == (4, 1, 1, "fp8"), row
+    assert row["cuda_graph"] == 1, row  # scenarios/mlperf/ run as CUDA graphs
 print("3 passed, 0 failed")
