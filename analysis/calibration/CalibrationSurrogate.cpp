@@ -11,7 +11,7 @@ namespace {
 
 // Bounds (values, not coordinates). Efficiencies are fractions of datasheet peaks.
 // Bounds: model::ParameterRange (one definition for the fit, the reader and scenarios); starting points here.
-constexpr double kComputeLow = model::kComputeRange.lower, kComputeHigh = model::kComputeRange.upper, kComputeStart = 0.4;
+constexpr double kComputeLow = model::kComputeRange.lower, kComputeHigh = model::kComputeRange.upper, kComputeStart = 0.8;
 constexpr double kGenerationLow = model::kGenerationRange.lower, kGenerationHigh = model::kGenerationRange.upper;
 constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kMemoryRange.upper, kMemoryStart = 0.7;
 constexpr double kOverheadHighMin = model::kRunOverheadRange_s.upper / 60.0, kOverheadStartMin = 1.0; // the fit works in minutes
@@ -35,7 +35,8 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
     parameters_.push_back({"compute." + b, Group::Compute, b, std::log(kComputeStart), std::log(kComputeLow),
                            std::log(kComputeHigh)});
   for (const auto& g : generations)
-    parameters_.push_back({"generation." + g, Group::Generation, g, 0.0, std::log(kGenerationLow),
+    parameters_.push_back({"generation." + g, Group::Generation, g, std::log(model::kReferenceComputeFraction),
+                           std::log(kGenerationLow),
                            std::log(kGenerationHigh)});
   for (const auto& b : benchmarks)
     parameters_.push_back({"memory." + b, Group::Memory, b, std::log(kMemoryStart), std::log(kMemoryLow),
@@ -76,7 +77,7 @@ int ParameterSpace::index_of(const std::string& name) const
 
 model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std::vector<double>& x) const
 {
-  double compute = kComputeStart, factor = 1.0, memory = kMemoryStart, step_overhead = 0;
+  double compute = kComputeStart, factor = model::kReferenceComputeFraction, memory = kMemoryStart, step_overhead = 0;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const auto& p = parameters_[i];
     if (p.group == Group::Compute && p.label == c.benchmark)

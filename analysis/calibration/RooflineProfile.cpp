@@ -7,7 +7,7 @@ namespace gpuscale::analysis {
 
 RooflineProfile::RooflineProfile(const model::StepWork& work)
     : peak_flop_per_s_(work.peak_flop_per_s), memory_bw_Bps_(work.memory_bw_Bps),
-      flop_bound_flop_(work.flop_bound_flop), optimizer_bytes_(work.optimizer_bytes)
+      flop_bound_flop_(work.flop_bound_flop), optimizer_bytes_(work.optimizer_bytes), fixed_s_(work.fixed_s)
 {
   auto kernels = work.memory_kernels;
   std::sort(kernels.begin(), kernels.end(),
@@ -36,7 +36,7 @@ double RooflineProfile::busy_time_s(double compute_efficiency, double memory_eff
   // first kernel whose intensity is below the threshold: it and the rest are memory-limited
   const auto split = static_cast<std::size_t>(
       std::upper_bound(intensity_.begin(), intensity_.end(), threshold, std::greater<double>()) - intensity_.begin());
-  return (flop_bound_flop_ + flop_prefix_[split]) / p + (byte_suffix_[split] + optimizer_bytes_) / h;
+  return (flop_bound_flop_ + flop_prefix_[split]) / p + (byte_suffix_[split] + optimizer_bytes_) / h + fixed_s_;
 }
 
 } // namespace gpuscale::analysis

@@ -22,6 +22,7 @@ private:
   double memory_bw_Bps_ = 0;
   double flop_bound_flop_ = 0;
   double optimizer_bytes_ = 0;
+  double fixed_s_ = 0; ///< kernel launches
   std::vector<double> intensity_;   ///< flop / byte, descending
   std::vector<double> flop_prefix_; ///< flop_prefix_[k]: count x flop of the first k kernels
   std::vector<double> byte_suffix_; ///< byte_suffix_[k]: count x bytes of kernels k..end

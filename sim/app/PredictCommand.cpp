@@ -85,8 +85,8 @@ Prediction make_prediction(const PredictOptions& options)
   notes = built.mapping.notes;
   if (!calibration.generation.contains(built.generation))
     notes.push_back("accelerator generation '" + built.generation +
-                    "' has no MLPerf result in the calibration: compute factor 1 (as " +
-                    model::kReferenceGeneration + "), the prediction rests on the catalog's datasheet figures");
+                    "' has no MLPerf result in the calibration: it reaches the fraction of its dense peak that " +
+                    model::kReferenceGeneration + " does, so the prediction rests on the catalog's datasheet figures");
   p.record = run::run_scenario(built.resolved, false).record;
   const auto& r = p.record;
   if (r.outcome != results::Outcome::Ok)

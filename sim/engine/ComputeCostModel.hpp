@@ -1,58 +1,89 @@
 #pragma once
-/// Roofline time of one layer's kernel on one accelerator (model::Roofline):
+/// The time of one layer's kernels on one accelerator, from their shapes (workloads/SCHEMA.md,
+/// "Kernels") and the accelerator's datasheet (docs/CALIBRATION.md, section 4):
 ///
-///   t = max( FLOP / (peak x eff_compute),  bytes_moved / (HBM bandwidth x eff_memory) )
+///   t(kernel) = max( occupied FLOP / (peak x e_c),  bytes / (HBM bandwidth x e_m) ) + launch
 ///
-/// for the memory-bound layer kinds (norm, activation, elementwise, pool, embedding), and
-/// t = FLOP / (peak x eff_compute) for the others (GEMMs, convolutions, attention cores, losses),
-/// whose arithmetic intensity keeps them FLOP-bound at training batch sizes. Peaks and bandwidths
-/// are the catalog's datasheet figures, so an accelerator with no MLPerf result gets a time from
-/// its entry alone (Williams, Waterman, Patterson 2009, "Roofline", CACM 52(4)).
+/// * occupied FLOP: the FLOPs the GPU's compute units spend, useful or not. A GEMM (a convolution as
+///   its implicit GEMM, a fused attention as its query blocks) runs as output tiles of at most 128 x
+///   128 (MMA granularity 16), spread over the compute units in waves; the last wave's idle units and
+///   the padded edges of partial tiles are paid for (NVIDIA, "Matrix Multiplication Background User's
+///   Guide": tile and wave quantisation). A product with fewer tiles than units splits its inner
+///   dimension (split-K) in chunks of at least 4 x 128. Elementwise kernels occupy what they compute.
+///   An accelerator with no `compute_units` in the catalog is not quantised.
+/// * bytes: what the kernel reads and writes in HBM: a GEMM its two operands and its output, a
+///   convolution its input, filter and output, a fused attention Q, K, V and O, an elementwise op the
+///   trace's bytes per element; an op fused into the kernel before it moves nothing of its own.
+/// * launch: per kernel launched (fused ops are not), `kGraphLaunch_s` when the step is replayed as a
+///   CUDA graph, `kEagerLaunch_s` when the host launches each kernel (shared/references/COMPUTE.md).
+///   Added to the kernel: an upper bound for a host that runs ahead of long kernels.
 ///
-/// Bytes moved by a memory-bound kernel (a streaming model: every tensor read or written once):
-///   forward   2 x A            read the input, write the output, each about A bytes, where A is
-///                            the layer's activation_bytes_per_sample, or, when the trace keeps none
-///                            (the tensor is recomputed or not needed), element_bytes x FLOP / 4
-///                            (4 FLOP per element: the middle of the generator's 1-7 for adds,
-///                            activations and norms, workloads/generator/building_blocks.py)
-///   backward  3 x A            read the output gradient and the saved input, write the input
-///                            gradient; only when the layer has backward FLOPs
-/// per sample, times the micro-batch, divided like the FLOPs over TP / SP / CP ranks. A layer
-/// recomputed under activation checkpointing runs its forward kernel (2 x A) once more in backward,
-/// as its own kernel (build_step_program).
+/// e_c and e_m are fractions (<= 1) of the dense peak and the HBM bandwidth (the calibration's).
+/// Backward kernels follow each forward kernel's backward_factor: a GEMM or convolution with 2 runs
+/// its input-gradient and its weight-gradient products (each of the forward's FLOPs and bytes, each
+/// quantised by its own shape), with 1 the input gradient alone; a fused attention runs one kernel of
+/// twice the forward's FLOPs and bytes, tiled over key blocks; an elementwise op moves 1.5 x its
+/// forward bytes (reads the output gradient and the saved input, writes the input gradient).
+/// A micro-batch of b samples multiplies every kernel's rows, images or elements by b; tensor,
+/// sequence and context parallelism divide the dimension they split (columns of a column-parallel
+/// GEMM, its inner dimension for a row-parallel one, heads for attention, rows/tokens under sequence
+/// and context parallelism), so FLOPs divide exactly as `share_of` divides them.
+///
+/// A layer whose trace gives no kernels keeps the previous model: one kernel of its FLOPs, moving
+/// 2 x A forward and 3 x A backward for the memory-bound kinds (A: activation bytes per sample, or
+/// element bytes x FLOP / 4 where the trace keeps none) and nothing for the others, unquantised and
+/// without launches (how many kernels such a layer runs is unknown).
 
 #include "sim/model/Platform.hpp"
 #include "sim/model/Roofline.hpp"
 #include "sim/model/Scenario.hpp"
 #include "sim/model/WorkloadTrace.hpp"
 
+#include <vector>
+
 namespace gpuscale::engine {
 
-/// One kernel's work on one rank.
+/// Fixed cost of one kernel launch: replayed from a CUDA graph, and launched eagerly by the host
+/// ("around a microsecond" and "a few microseconds", shared/references/COMPUTE.md). Declared, not fitted.
+inline constexpr double kGraphLaunch_s = 1e-6;
+inline constexpr double kEagerLaunch_s = 4e-6;
+
+/// One kernel on one rank for one micro-batch.
 struct KernelCost {
-  double flop = 0;
-  double bytes = 0;           ///< HBM traffic; 0 for FLOP-bound kinds
-  bool memory_bound_kind = false;
+  double flop = 0;          ///< useful FLOPs
+  double occupied_flop = 0; ///< FLOPs its tiles and waves occupy: >= flop
+  double bytes = 0;         ///< HBM traffic
+  bool launched = true;     ///< a launch of its own (false: fused into the kernel before it)
+  bool weight_gradient = false; ///< a weight-gradient product (what overlaps a column layer's TP reduction)
 };
 
-/// Norm, activation, elementwise, pool, embedding.
+/// A layer's kernels in one pass (forward, or backward) on one rank.
+struct LayerKernels {
+  std::vector<KernelCost> kernels;
+  double flop() const;
+};
+
+/// Norm, activation, elementwise, pool, embedding: the kinds the shape-less model streams.
 bool is_memory_bound_kind(model::LayerKind kind);
 
-/// Bytes a memory-bound layer's forward kernel moves per sample (2 x A above); 0 for other kinds.
-double forward_bytes_per_sample(const model::Layer& layer, model::Precision precision);
+/// The forward and backward kernels of `layer` on one `gpu` rank for one micro-batch of `micro_batch`
+/// samples under `scenario`'s parallelism, at `precision`'s element size.
+LayerKernels forward_kernels(const model::Layer& layer, const model::Scenario& scenario, const model::GpuType& gpu,
+                             model::Precision precision, int micro_batch);
+LayerKernels backward_kernels(const model::Layer& layer, const model::Scenario& scenario, const model::GpuType& gpu,
+                              model::Precision precision, int micro_batch);
 
-/// The forward and backward kernels of `layer` on one rank for one micro-batch of `micro_batch`
-/// samples under `scenario`'s parallelism (FLOPs as share_of gives them).
-KernelCost forward_kernel(const model::Layer& layer, const model::Scenario& scenario, model::Precision precision,
-                          int micro_batch);
-KernelCost backward_kernel(const model::Layer& layer, const model::Scenario& scenario, model::Precision precision,
-                           int micro_batch);
+/// The fraction of an (m x k) by (k x n) product, `batch` of them, that does useful work on
+/// `compute_units` units (tile and wave quantisation above); 1 when the units are unknown (0).
+double tile_efficiency(double m, double n, double k, double batch, int compute_units);
 
-/// Seconds the kernel takes on `roofline`: the maximum above for memory-bound kinds, the FLOP term
-/// for the others.
+/// Seconds one kernel takes on `roofline`, without its launch.
 double kernel_time_s(const KernelCost& kernel, const model::Roofline& roofline);
-
-/// True when the kernel is of a memory-bound kind and the memory term of the roofline is the larger.
-bool is_memory_limited(const KernelCost& kernel, const model::Roofline& roofline);
+/// Seconds of one launch under `scenario` (CUDA graph or not).
+double launch_time_s(const model::Scenario& scenario);
+/// Seconds of `kernels` (those that `weight_gradient` selects, or all) with their launches.
+enum class KernelPart { All, WeightGradient, Other };
+double kernels_time_s(const LayerKernels& kernels, const model::Roofline& roofline, double launch_s,
+                      KernelPart part = KernelPart::All);
 
 } // namespace gpuscale::engine

@@ -2,6 +2,8 @@
 
 #include "sim/engine/ComputeCostModel.hpp"
 
+#include <algorithm>
+
 namespace gpuscale::engine {
 namespace {
 
@@ -14,6 +16,7 @@ public:
   ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
                  model::Precision precision, model::BatchShare batch)
       : workload_(workload), scenario_(scenario), gpu_(gpu), efficiency_(scenario.efficiency_for(gpu)),
+        launch_s_(launch_time_s(scenario)),
         stage_(scenario.zero()),
         element_bytes_(model::element_bytes(precision)), precision_(precision), batch_(batch),
         recompute_begin_(recompute_runs(workload, scenario))
@@ -102,17 +105,14 @@ private:
     }
   }
 
-  /// FLOPs of the weight-gradient GEMM Megatron runs while the input-gradient collective of a
-  /// column-parallel linear is in flight: the forward GEMM's shape (workloads/SCHEMA.md, backward
-  /// rule: a trained linear's backward = input-gradient GEMM + weight-gradient GEMM, each 1 x forward).
-  /// 0 for a linear with frozen weights (Llama 2 LoRA's base qkv_proj, gate/up projections): Megatron
-  /// runs those through LinearWithFrozenWeight, whose backward reduces synchronously, with no
-  /// weight gradient to hide behind.
-  double overlapped_weight_gradient_flop(const model::Layer& layer) const
+  /// Whether Megatron runs a column-parallel linear's weight-gradient GEMM while its input-gradient
+  /// collective is in flight (workloads/SCHEMA.md, backward rule: a trained linear's backward =
+  /// input-gradient GEMM + weight-gradient GEMM). Not for a linear with frozen weights (Llama 2
+  /// LoRA's base qkv_proj, gate/up projections): Megatron runs those through LinearWithFrozenWeight,
+  /// whose backward reduces synchronously, with no weight gradient to hide behind.
+  static bool overlaps_weight_gradient(const model::Layer& layer)
   {
-    if (layer.kind != model::LayerKind::Linear || layer.trainable_params <= 0 || layer.frozen_params > 0)
-      return 0.0;
-    return layer_share(layer).forward_flop;
+    return layer.kind == model::LayerKind::Linear && layer.trainable_params > 0 && layer.frozen_params <= 0;
   }
 
   /// Backward of the first column layer of a sub-block with its collective `bytes` (Megatron's f).
@@ -126,21 +126,23 @@ private:
   /// all-gather, its input-gradient GEMM). A frozen column layer runs its kernel, then blocks.
   void column_backward(const model::Layer& layer, double bytes)
   {
-    const KernelCost kernel = backward_kernel(layer, scenario_, precision_, batch_.micro_batch);
-    const double weight_gradient_flop = overlapped_weight_gradient_flop(layer);
+    const LayerKernels kernels = backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch);
+    const bool weight_gradient =
+        overlaps_weight_gradient(layer) && std::any_of(kernels.kernels.begin(), kernels.kernels.end(),
+                                                       [](const KernelCost& k) { return k.weight_gradient; });
     const CollectiveOp reduction = scenario_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-    if (weight_gradient_flop <= 0) {
-      run_kernel(kernel);
+    if (!weight_gradient) {
+      run_kernels(kernels);
       program_.run_blocking(Stream::TensorParallel, reduction, bytes);
       return;
     }
     std::size_t gathered = 0;
     if (scenario_.sequence_parallel) // only a layer computing a weight gradient keeps its input sharded
       gathered = program_.submit(Stream::TensorParallel, CollectiveOp::AllGather, bytes);
-    program_.compute(kernel.flop - weight_gradient_flop); // input-gradient GEMM (a linear is FLOP-bound)
+    run_kernels(kernels, KernelPart::Other); // input-gradient GEMM (and the layer's other kernels)
     program_.wait(Stream::TensorParallel, gathered);
     const std::size_t reduced = program_.submit(Stream::TensorParallel, reduction, bytes);
-    program_.compute(weight_gradient_flop);
+    run_kernels(kernels, KernelPart::WeightGradient);
     program_.wait(Stream::TensorParallel, reduced);
   }
 
@@ -154,7 +156,7 @@ private:
   {
     if (cp() && layer.cp_comm_bytes_per_sample > 0) // ring attention needs every rank's K and V
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
-    run_kernel(forward_kernel(layer, scenario_, precision_, batch_.micro_batch));
+    run_kernels(forward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch));
     if (layer.tensor_parallel == TensorParallelMode::Row)
       row_forward_exchange(tensor_parallel_bytes(layer));
   }
@@ -175,7 +177,7 @@ private:
     if (layer.tensor_parallel == TensorParallelMode::Column && tp_bytes > 0)
       column_backward(layer, tp_bytes);
     else
-      run_kernel(backward_kernel(layer, scenario_, precision_, batch_.micro_batch));
+      run_kernels(backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch));
     if (context_parallel) // K/V gradients back to their owners
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter, context_parallel_bytes(layer));
     if (reduce_gradients)
@@ -206,18 +208,18 @@ private:
     return begin_of;
   }
 
-  /// A layer's kernel on the roofline (ComputeCostModel). A memory-bound kernel enters as the FLOPs
-  /// the GPU host (speed = peak x compute efficiency) executes in the kernel's HBM time: the same
-  /// duration, but consecutive kernels stay one SimGrid activity instead of alternating with sleeps,
-  /// which keeps simulations of many-layer models cheap.
-  void run_kernel(const KernelCost& kernel)
+  /// A layer's kernels (ComputeCostModel) enter as the FLOPs the GPU host (speed = peak x compute
+  /// efficiency) executes in their time: consecutive kernels stay one SimGrid activity instead of
+  /// alternating with sleeps, which keeps simulations of many-layer models cheap.
+  void run_kernels(const LayerKernels& kernels, KernelPart part = KernelPart::All)
   {
     const model::PeakRates peaks = model::peak_rates_of(gpu_, precision_);
-    const model::Roofline roofline = peaks.at(efficiency_);
-    if (peaks.flop_per_s > 0 && is_memory_limited(kernel, roofline))
-      program_.compute(kernel_time_s(kernel, roofline) * peaks.flop_per_s * efficiency_.compute);
-    else
-      program_.compute(kernel.flop);
+    const double speed_flop_per_s = peaks.flop_per_s * efficiency_.compute;
+    if (speed_flop_per_s <= 0) { // no peak at this precision: resolution refuses such runs
+      program_.compute(kernels.flop());
+      return;
+    }
+    program_.compute(kernels_time_s(kernels, peaks.at(efficiency_), launch_s_, part) * speed_flop_per_s);
   }
 
   void forward_layers(std::size_t begin, std::size_t end)
@@ -316,6 +318,7 @@ private:
   const model::Scenario& scenario_;
   const model::GpuType& gpu_;
   const model::Efficiency& efficiency_; ///< this GPU type's compute and memory efficiencies
+  double launch_s_;                     ///< one kernel launch (ComputeCostModel)
   model::ZeroStage stage_;
   double element_bytes_;
   model::Precision precision_;

@@ -3,6 +3,9 @@
 #include "sim/engine/ComputeCostModel.hpp"
 #include "sim/engine/ScheduleBuilder.hpp"
 
+#include <map>
+#include <utility>
+
 
 namespace gpuscale::engine {
 
@@ -16,20 +19,31 @@ model::StepWork decompose_step(const model::ResolvedScenario& resolved)
   work.peak_flop_per_s = gpu.peak_for(precision).value_or(0.0);
   work.memory_bw_Bps = gpu.memory_bw_Bps;
   const double steps = s.gradient_accumulation_steps();
+  const double launch_s = launch_time_s(s);
+  // Identical kernels (the same product in every transformer block) are one entry with their count:
+  // the calibration's surrogate sorts these entries.
+  std::map<std::pair<double, double>, double> roofline_kernels;
   double trainable = 0;
+  auto add = [&](const LayerKernels& kernels) {
+    for (const auto& kernel : kernels.kernels) {
+      if (kernel.bytes > 0)
+        roofline_kernels[{kernel.occupied_flop, kernel.bytes}] += steps;
+      else
+        work.flop_bound_flop += steps * kernel.occupied_flop;
+      if (kernel.launched)
+        work.fixed_s += steps * launch_s;
+    }
+  };
   for (const auto& layer : resolved.workload.layers) {
     trainable += share_of(layer, s, s.micro_batch_size).trainable_params;
-    const KernelCost forward = forward_kernel(layer, s, precision, s.micro_batch_size);
-    const KernelCost none{};
-    // A recomputed layer's forward kernel runs again in backward (build_step_program).
-    for (const KernelCost& kernel : {forward, recomputed_in_backward(layer, s) ? forward : none,
-                                     backward_kernel(layer, s, precision, s.micro_batch_size)}) {
-      if (kernel.memory_bound_kind && kernel.bytes > 0)
-        work.memory_kernels.push_back({kernel.flop, kernel.bytes, steps});
-      else
-        work.flop_bound_flop += steps * kernel.flop;
-    }
+    const LayerKernels forward = forward_kernels(layer, s, gpu, precision, s.micro_batch_size);
+    add(forward);
+    if (recomputed_in_backward(layer, s)) // its forward runs again in backward (build_step_program)
+      add(forward);
+    add(backward_kernels(layer, s, gpu, precision, s.micro_batch_size));
   }
+  for (const auto& [kernel, count] : roofline_kernels)
+    work.memory_kernels.push_back({kernel.first, kernel.second, count});
   const double shard = model::shards_optimizer_states(s.zero()) ? s.data_parallel() : 1.0;
   work.optimizer_bytes = trainable / shard * optimizer_traffic_bytes_per_param(resolved.workload.optimizer, precision);
   return work;

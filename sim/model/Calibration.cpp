@@ -9,8 +9,10 @@ Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::
 {
   Efficiency efficiency;
   const auto c = compute.find(benchmark);
-  const auto g = generation.find(generation_name);
-  const double factor = g != generation.end() ? g->second.value : 1.0;
+  auto g = generation.find(generation_name);
+  if (g == generation.end()) // an uncalibrated generation: the reference generation's fraction
+    g = generation.find(kReferenceGeneration);
+  const double factor = g != generation.end() ? g->second.value : kReferenceComputeFraction;
   if (c != compute.end())
     efficiency.compute = std::min(kMaxComputeEfficiency, c->second.value * factor);
   if (const auto m = memory.find(benchmark); m != memory.end())

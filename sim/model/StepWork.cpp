@@ -24,7 +24,7 @@ double StepWork::memory_limited_s(const Efficiency& efficiency) const
 
 double StepWork::busy_time_s(const Efficiency& efficiency) const
 {
-  return flop_limited_s(efficiency) + memory_limited_s(efficiency);
+  return flop_limited_s(efficiency) + memory_limited_s(efficiency) + fixed_s;
 }
 
 } // namespace gpuscale::model

@@ -2,11 +2,12 @@
 /// The busy time of one GPU's step split by what bounds it, so calibration can rescale it for other
 /// efficiencies without simulating again (docs/CALIBRATION.md, "surrogate"):
 ///
-///   busy(e_c, e_m) = F / (P e_c) + sum_k n_k max(f_k / (P e_c), b_k / (H e_m)) + O / (H e_m)
+///   busy(e_c, e_m) = F / (P e_c) + sum_k n_k max(f_k / (P e_c), b_k / (H e_m)) + O / (H e_m) + L
 ///
-/// F: FLOP of the kernels that are always FLOP-bound (GEMMs, convolutions, attention, losses);
-/// (f_k, b_k) x n_k: the memory-bound kinds' kernels (engine/ComputeCostModel.hpp); O: the
-/// optimizer step's HBM bytes; P, H: peak FLOP/s at the training precision and HBM bandwidth.
+/// F: occupied FLOP of the kernels that move no HBM bytes of their own (fused ops, shape-less
+/// FLOP-bound layers); (f_k, b_k) x n_k: the roofline kernels, occupied FLOP and bytes
+/// (engine/ComputeCostModel.hpp); O: the optimizer step's HBM bytes; L: the kernel launches' fixed
+/// time; P, H: peak FLOP/s at the training precision and HBM bandwidth.
 /// engine::decompose_step fills it with the kernels build_step_program schedules.
 
 #include "sim/model/Roofline.hpp"
@@ -28,6 +29,7 @@ struct StepWork {
   double flop_bound_flop = 0;
   std::vector<RooflineKernel> memory_kernels;
   double optimizer_bytes = 0;
+  double fixed_s = 0; ///< kernel launches: the same at any efficiency
 
   /// The GPU's roofs at `efficiency`.
   Roofline roofline(const Efficiency& efficiency) const { return PeakRates{peak_flop_per_s, memory_bw_Bps}.at(efficiency); }

@@ -11,9 +11,9 @@ using namespace gpuscale;
 TEST_CASE("config::format_calibration and read_calibration_text round-trip a calibration", "[config]")
 {
   model::Calibration c;
-  c.compute["bert"] = {1.2, 0.05, 20, true, ""};
+  c.compute["bert"] = {0.9, 0.05, 20, true, ""};
   c.generation["hopper"] = {1.0, 0.0, 0, true, "reference generation: held at 1"};
-  c.generation["ampere"] = {1.3, 0.1, 9, false, "at its bound"};
+  c.generation["ampere"] = {0.6, 0.1, 9, false, "at its bound"};
   c.memory["bert"] = {0.8, 0.2, 100, true, ""};
   c.network["nic"] = {0.6, 0.1, 30, true, ""};
   c.network["nvswitch@ampere"] = {0.7, 0.05, 0, true, "from nccl-tests"};
@@ -23,7 +23,7 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   c.summary.results = 200;
   c.summary.command = "gpuscale calibrate";
   const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
-  CHECK(read.compute.at("bert").value == Approx(1.2));
+  CHECK(read.compute.at("bert").value == Approx(0.9));
   CHECK(read.generation.at("ampere").identified == false);
   CHECK(read.generation.at("ampere").note == "at its bound");
   CHECK(read.overhead_s.at("bert").value == Approx(42.0));
@@ -33,7 +33,7 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   CHECK(read.batch_size_for("bert", 4096) == 4608); // beyond the largest bucket: the largest bucket's
   CHECK_FALSE(read.batch_size_for("resnet", 8).has_value());
   const auto e = read.efficiency_for("bert", "ampere");
-  CHECK(e.compute == Approx(1.2 * 1.3));
+  CHECK(e.compute == Approx(0.9 * 0.6));
   CHECK(e.memory == Approx(0.8));
   const auto links = read.link_fractions();
   CHECK(links.of(model::LinkClass::Nic, "") == Approx(0.6));

@@ -27,21 +27,39 @@ model::ResolvedScenario resnet_on_a_dgx_h100()
 
 } // namespace
 
-TEST_CASE("engine::kernel_time_s is the roofline maximum for memory-bound kinds only", "[engine]")
+TEST_CASE("engine::kernel_time_s is the roofline maximum of a kernel's occupied FLOPs and its bytes", "[engine]")
 {
   const model::Efficiency e{.compute = 0.5, .memory = 0.8};
-  const engine::KernelCost norm{1e9, 4e9, true};      // 1e9 / 0.5e15 = 2 us; 4e9 / 2.4e12 = 1.67 ms
-  const engine::KernelCost gemm{1e12, 4e9, false};
   const model::Roofline roofline = model::PeakRates{1e15, 3e12}.at(e);
+  const engine::KernelCost norm{1e9, 1e9, 4e9, true, false}; // 1e9 / 0.5e15 = 2 us; 4e9 / 2.4e12 = 1.67 ms
+  const engine::KernelCost gemm{1e12, 1.25e12, 4e9, true, false};
   CHECK(engine::kernel_time_s(norm, roofline) == Approx(4e9 / (3e12 * 0.8)));
-  CHECK(engine::is_memory_limited(norm, roofline));
-  CHECK(engine::kernel_time_s(gemm, roofline) == Approx(1e12 / (1e15 * 0.5)));
-  CHECK_FALSE(engine::is_memory_limited(gemm, roofline));
-  CHECK(engine::is_memory_bound_kind(model::LayerKind::Elementwise));
-  CHECK_FALSE(engine::is_memory_bound_kind(model::LayerKind::Attention));
+  CHECK(engine::kernel_time_s(gemm, roofline) == Approx(1.25e12 / (1e15 * 0.5)));
+  engine::LayerKernels layer;
+  layer.kernels = {norm, gemm, {1e6, 1e6, 0.0, false, false}}; // the last one fused: no launch
+  CHECK(engine::kernels_time_s(layer, roofline, 1e-6) ==
+        Approx(4e9 / 2.4e12 + 1.25e12 / 0.5e15 + 1e6 / 0.5e15 + 2e-6));
 }
 
-TEST_CASE("engine::forward_kernel moves read + write of the activation, backward 3x, split like the FLOPs",
+TEST_CASE("engine::tile_efficiency: full waves of full tiles are efficient, a partial last wave is not",
+          "[engine]")
+{
+  // 132 tiles of 128 x 128 fill the 132 SMs of an H100 once.
+  CHECK(engine::tile_efficiency(128 * 12, 128 * 11, 4096, 1, 132) == Approx(1.0));
+  // One tile more needs a second wave in which 131 SMs idle.
+  CHECK(engine::tile_efficiency(128 * 133, 128, 4096, 1, 132) == Approx(133.0 / 264.0));
+  // A 64-row product fills half of each 128 x 128 tile... but MMA granularity lets the tile shrink to 64.
+  CHECK(engine::tile_efficiency(64, 128 * 132, 4096, 1, 132) == Approx(1.0));
+  // 72 rows pad to 80 (multiples of 16).
+  CHECK(engine::tile_efficiency(72, 128 * 132, 4096, 1, 132) == Approx(72.0 / 80.0));
+  // Few tiles and a long inner dimension: split-K fills the units (4 tiles x 33 splits = 132).
+  CHECK(engine::tile_efficiency(256, 256, 33 * 512, 1, 132) == Approx(1.0));
+  // Unknown units: no quantisation.
+  CHECK(engine::tile_efficiency(1, 1, 1, 1, 0) == 1.0);
+}
+
+TEST_CASE("engine::forward_kernels of a layer without shapes streams 2 x its activations, backward 3x, split "
+          "like the FLOPs",
           "[engine]")
 {
   model::Layer layer;
@@ -54,13 +72,16 @@ TEST_CASE("engine::forward_kernel moves read + write of the activation, backward
   s.tensor_parallel = 2;
   s.sequence_parallel = true; // replicated layers split along the sequence
   s.micro_batch_size = 4;
-  const auto forward = engine::forward_kernel(layer, s, model::Precision::Bf16, 4);
-  CHECK(forward.bytes == Approx(2 * 2e6 * 4 / 2));
-  CHECK(forward.flop == Approx(7e6 * 4 / 2));
-  const auto backward = engine::backward_kernel(layer, s, model::Precision::Bf16, 4);
-  CHECK(backward.bytes == Approx(3 * 2e6 * 4 / 2));
+  const model::GpuType gpu;
+  const auto forward = engine::forward_kernels(layer, s, gpu, model::Precision::Bf16, 4);
+  REQUIRE(forward.kernels.size() == 1);
+  CHECK(forward.kernels[0].bytes == Approx(2 * 2e6 * 4 / 2));
+  CHECK(forward.flop() == Approx(7e6 * 4 / 2));
+  const auto backward = engine::backward_kernels(layer, s, gpu, model::Precision::Bf16, 4);
+  CHECK(backward.kernels[0].bytes == Approx(3 * 2e6 * 4 / 2));
   layer.activation_bytes_per_sample = 0; // nothing kept: elements estimated from FLOPs (4 per element)
-  CHECK(engine::forward_kernel(layer, s, model::Precision::Bf16, 4).bytes == Approx(2 * 2.0 * 7e6 / 4 * 4 / 2));
+  CHECK(engine::forward_kernels(layer, s, gpu, model::Precision::Bf16, 4).kernels[0].bytes ==
+        Approx(2 * 2.0 * 7e6 / 4 * 4 / 2));
 }
 
 TEST_CASE("engine::decompose_step accounts for exactly the kernels and optimizer the program runs", "[engine]")
@@ -112,5 +133,135 @@ TEST_CASE("engine::decompose_step counts the forward kernels a checkpointed bloc
       busy_without_s = busy_s;
     else // the recompute is one more forward of the recomputed layers
       CHECK(busy_s > busy_without_s * 1.3);
+  }
+}
+
+namespace {
+
+/// Seconds of one rank's forward and backward kernels for a micro-batch (launches included), at the
+/// roofs `gpu` reaches at `efficiency`: the kernel model alone, no communication.
+double pass_time_s(const model::WorkloadTrace& workload, const model::Scenario& s, const model::GpuType& gpu,
+                   int micro_batch, const model::Efficiency& efficiency)
+{
+  const model::Roofline roofline = model::peak_rates_of(gpu, workload.precision).at(efficiency);
+  double seconds = 0;
+  for (const auto& layer : workload.layers)
+    for (const auto& kernels : {engine::forward_kernels(layer, s, gpu, workload.precision, micro_batch),
+                                engine::backward_kernels(layer, s, gpu, workload.precision, micro_batch)})
+      seconds += engine::kernels_time_s(kernels, roofline, engine::launch_time_s(s));
+  return seconds;
+}
+
+model::GpuType h100()
+{
+  return config::read_platform(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/dgx-h100-1node.yaml")
+      .gpu_types.at("h100-sxm5-80gb");
+}
+
+model::WorkloadTrace workload(const std::string& name)
+{
+  return config::read_workload(std::string(GPUSCALE_SOURCE_DIR) + "/workloads/" + name + ".yaml");
+}
+
+} // namespace
+
+TEST_CASE("engine: the time per sample is non-increasing in the micro-batch and saturates", "[engine][kernels]")
+{
+  const model::GpuType gpu = h100();
+  REQUIRE(gpu.compute_units == 132);
+  const model::Efficiency efficiency{.compute = 0.8, .memory = 0.85};
+  for (const char* name : {"resnet50", "bert-large", "retinanet", "stable-diffusion"}) {
+    const auto trace = workload(name);
+    for (bool graph : {false, true}) {
+      model::Scenario s;
+      s.cuda_graph = graph;
+      double previous = 0;
+      for (int micro = 1; micro <= 256; micro *= 2) {
+        const double per_sample = pass_time_s(trace, s, gpu, micro, efficiency) / micro;
+        INFO(name << " micro-batch " << micro << (graph ? " (CUDA graph)" : ""));
+        if (previous > 0)
+          CHECK(per_sample <= previous * (1 + 1e-12));
+        if (micro == 256) // saturated: doubling the micro-batch gains less than 5 %
+          CHECK(per_sample >= 0.95 * previous);
+        previous = per_sample;
+      }
+    }
+  }
+}
+
+TEST_CASE("engine: ResNet-50 on an H100 costs at least 3x per image at micro-batch 1 what it costs at 128",
+          "[engine][kernels]")
+{
+  // At micro-batch 1 a 7x7 feature map of 2048 channels is a 49-row GEMM: one tile row of 64 on
+  // 16 of the 132 SMs, and each of the ~140 kernels per pass pays its launch for one image. At 128
+  // images the same products fill whole waves and the launches are shared by 128 images.
+  const model::GpuType gpu = h100();
+  const auto trace = workload("resnet50");
+  const model::Efficiency efficiency{.compute = 0.8, .memory = 0.85};
+  for (bool graph : {false, true}) {
+    model::Scenario s;
+    s.cuda_graph = graph;
+    const double one = pass_time_s(trace, s, gpu, 1, efficiency);
+    const double many = pass_time_s(trace, s, gpu, 128, efficiency) / 128;
+    INFO((graph ? "CUDA graph: " : "eager: ") << one * 1e6 << " us vs " << many * 1e6 << " us per image");
+    CHECK(one >= 3 * many);
+  }
+}
+
+TEST_CASE("engine: an accelerator with twice the compute units and twice the peak is not slower on any layer",
+          "[engine][kernels]")
+{
+  const model::GpuType gpu = h100();
+  model::GpuType twice = gpu;
+  twice.compute_units *= 2;
+  for (auto& [precision, peak] : twice.peak_flop_per_s)
+    peak *= 2;
+  const model::Efficiency efficiency{.compute = 0.8, .memory = 0.85};
+  model::Scenario s;
+  for (const char* name : {"resnet50", "bert-large", "llama2-70b-lora", "retinanet", "stable-diffusion"}) {
+    const auto trace = workload(name);
+    const model::Roofline roof = model::peak_rates_of(gpu, trace.precision).at(efficiency);
+    const model::Roofline roof2 = model::peak_rates_of(twice, trace.precision).at(efficiency);
+    int slower = 0;
+    for (int micro : {1, 3, 32}) {
+      for (const auto& layer : trace.layers) {
+        const auto forward = engine::forward_kernels(layer, s, gpu, trace.precision, micro);
+        const auto forward2 = engine::forward_kernels(layer, s, twice, trace.precision, micro);
+        const auto backward = engine::backward_kernels(layer, s, gpu, trace.precision, micro);
+        const auto backward2 = engine::backward_kernels(layer, s, twice, trace.precision, micro);
+        if (engine::kernels_time_s(forward2, roof2, 1e-6) > engine::kernels_time_s(forward, roof, 1e-6) * (1 + 1e-12) ||
+            engine::kernels_time_s(backward2, roof2, 1e-6) > engine::kernels_time_s(backward, roof, 1e-6) * (1 + 1e-12))
+          ++slower;
+      }
+    }
+    INFO(name);
+    CHECK(slower == 0);
+  }
+}
+
+TEST_CASE("engine: no kernel runs above the dense peak or the HBM bandwidth", "[engine][kernels]")
+{
+  const model::GpuType gpu = h100();
+  const model::Efficiency full{.compute = 1.0, .memory = 1.0};
+  model::Scenario s;
+  s.tensor_parallel = 1;
+  for (const char* name : {"resnet50", "bert-large", "llama2-70b-lora", "retinanet", "stable-diffusion"}) {
+    const auto trace = workload(name);
+    const model::PeakRates peaks = model::peak_rates_of(gpu, trace.precision);
+    const model::Roofline roof = peaks.at(full);
+    int above = 0, kernels = 0;
+    for (int micro : {1, 7, 64})
+      for (const auto& layer : trace.layers)
+        for (const auto& pass : {engine::forward_kernels(layer, s, gpu, trace.precision, micro),
+                                 engine::backward_kernels(layer, s, gpu, trace.precision, micro)})
+          for (const auto& kernel : pass.kernels) {
+            const double t = engine::kernel_time_s(kernel, roof);
+            ++kernels;
+            if (kernel.flop > peaks.flop_per_s * t * (1 + 1e-12) || kernel.bytes > peaks.memory_bw_Bps * t * (1 + 1e-12))
+              ++above;
+          }
+    INFO(name << ": " << kernels << " kernels");
+    CHECK(kernels > 0);
+    CHECK(above == 0);
   }
 }

@@ -32,12 +32,14 @@ model::ResolvedScenario read(const std::string& name, const std::string& platfor
 
 /// A GPU of `gpu`'s compute speed under `calibration` for the workload's benchmark, as
 /// calibration/mlperf.yaml documents it: peak x min(max, compute[benchmark] x generation[its generation]),
-/// an uncalibrated generation at factor 1.
+/// an uncalibrated generation at the reference generation's fraction.
 double calibrated_speed(const model::Calibration& calibration, const model::ResolvedScenario& r,
                         const model::GpuType& gpu)
 {
-  const auto g = calibration.generation.find(gpu.generation);
-  const double factor = g != calibration.generation.end() ? g->second.value : 1.0;
+  auto g = calibration.generation.find(gpu.generation);
+  if (g == calibration.generation.end())
+    g = calibration.generation.find(model::kReferenceGeneration);
+  const double factor = g->second.value;
   const double compute =
       std::min(model::kMaxComputeEfficiency, calibration.compute.at(r.workload.benchmark).value * factor);
   return gpu.peak_for(r.precision()).value() * compute;

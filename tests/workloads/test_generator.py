@@ -22,9 +22,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(REPO, "workloads", "generator"))
 
 import generate_workloads as gen  # noqa: E402
+import bert as bert_generator  # noqa: E402
 from yaml_writer import GENERATOR_COMMAND  # noqa: E402
 
 WORKLOADS = {w.name: w for w in gen.all_workloads()}
+#: Tokens per BERT sequence: the average length submissions process (bert.SEQ_LEN's comment).
+BERT_TOKENS = bert_generator.SEQ_LEN
 TOLERANCE = 0.02
 
 
@@ -159,7 +162,7 @@ class BackwardRule(unittest.TestCase):
 
 class AttentionAndActivations(unittest.TestCase):
     def test_bert_attention_counts_the_full_square(self):
-        s, h = 512, 1024
+        s, h = BERT_TOKENS, 1024
         core = next(l for l in layers_of("bert-large") if l.name == "encoder.0.attention.core")
         self.assertEqual(2 * 2 * s * s * h, core.matmul_flops)  # QK^T and AV, 2 FLOP per MAC
 
@@ -170,14 +173,14 @@ class AttentionAndActivations(unittest.TestCase):
 
     def test_bert_layer_activations_match_korthikanti(self):
         # Korthikanti et al. 2022, eq. (1): s b h (34 + 5 a s / h) bytes per layer, b = 1 sample
-        s, h, a = 512, 1024, 16
+        s, h, a = BERT_TOKENS, 1024, 16
         for i in (0, 23):
             kept = total("bert-large", "activation_bytes", prefixed("encoder.%d." % i))
             self.assertEqual(s * h * 34 + 5 * a * s * s, kept)
 
     def test_checkpoint_boundaries_are_block_outputs(self):
         # with full recomputation a transformer layer keeps only its 16-bit output, 2sh bytes
-        cases = (("bert-large", "encoder.5.", 2 * 512 * 1024), ("llama2-70b-lora", "layers.7.", 2 * 8192 * 8192))
+        cases = (("bert-large", "encoder.5.", 2 * BERT_TOKENS * 1024), ("llama2-70b-lora", "layers.7.", 2 * 8192 * 8192))
         for name, prefix, expected in cases:
             kept = [l for l in layers_of(name) if l.name.startswith(prefix) and not l.recomputed]
             self.assertEqual(1, len(kept), name)
@@ -226,7 +229,7 @@ def blocks_of(name, pattern):
 
 class TensorAndContextParallel(unittest.TestCase):
     def test_bert_tp_bytes_are_two_all_reduces_of_s_h_per_layer_each_way(self):
-        s, h, b, layers = 512, 1024, 2, 24
+        s, h, b, layers = BERT_TOKENS, 1024, 2, 24
         self.assertEqual(2 * layers * s * h * b, tp_bytes("bert-large", "row"))      # forward
         self.assertEqual(2 * layers * s * h * b, tp_bytes("bert-large", "column"))   # backward
 
@@ -291,7 +294,7 @@ class TensorAndContextParallel(unittest.TestCase):
     def test_cp_bytes_are_k_and_v_of_every_self_attention(self):
         b = 2
         # s * 2 * n_kv_heads * head_dim * bytes per attention core
-        self.assertEqual(24 * 512 * 2 * 16 * 64 * b, cp_bytes("bert-large"))
+        self.assertEqual(24 * BERT_TOKENS * 2 * 16 * 64 * b, cp_bytes("bert-large"))
         self.assertEqual(80 * 8192 * 2 * 8 * 128 * b, cp_bytes("llama2-70b-lora"))   # GQA: 8 KV heads
         # SD self-attention: heads * 64 = channels; the text encoder: 16 heads x 64, 77 tokens
         self.assertEqual(sum(n * 2 * c * b for n, c in SD_TRANSFORMERS),
@@ -321,7 +324,7 @@ class TensorAndContextParallel(unittest.TestCase):
         # s h (10 + 24/t + 5 a s / (h t)) bytes per layer. The column layers hold the /t part; the
         # replicated 10sh are the norm and residual inputs (8sh) plus the output dropout masks of the two
         # row layers (sh each).
-        s, h, a = 512, 1024, 16
+        s, h, a = BERT_TOKENS, 1024, 16
         layers = [l for l in layers_of("bert-large") if l.name.startswith("encoder.3.")]
         split = sum(l.activation_bytes for l in layers if l.tensor_parallel == "column")
         whole = sum(l.activation_bytes for l in layers if l.tensor_parallel != "column")
@@ -457,9 +460,9 @@ class Kernels(unittest.TestCase):
     def test_bert_shapes(self):
         import bert  # noqa: E402
         s = bert.SEQ_LEN
-        self.assertEqual(512, s)   # padded; see the constant's comment before changing it
+        self.assertEqual(256, s)   # the average unpadded length; see the constant's comment
         qkv = kernels_of("bert-large", "encoder.0.attention.qkv")
-        self.assertEqual([("gemm", (("m", 512), ("n", 3072), ("k", 1024), ("batch", 1)), 2)],
+        self.assertEqual([("gemm", (("m", s), ("n", 3072), ("k", 1024), ("batch", 1)), 2)],
                          [(k.op, k.shape, k.backward_factor) for k in qkv])
         core = kernels_of("bert-large", "encoder.0.attention.core")
         self.assertEqual(["attention", "elementwise"], [k.op for k in core])
@@ -476,15 +479,15 @@ class Kernels(unittest.TestCase):
                           for k in kernels_of("bert-large", "mlm.decoder")])
 
     def test_bert_sequence_length_is_one_constant(self):
-        # a trace at another length (here 256) changes every place the sequence enters
+        # a trace at another length (here the padded 512) changes every place the sequence enters
         import bert  # noqa: E402
-        saved, bert.SEQ_LEN = bert.SEQ_LEN, 256
+        saved, bert.SEQ_LEN = bert.SEQ_LEN, 512
         try:
             workload = bert.bert_large()
         finally:
             bert.SEQ_LEN = saved
         layers = workload.layers
-        s, h, a, b = 256, 1024, 16, 2
+        s, h, a, b = 512, 1024, 16, 2
         encoder = [l for l in layers if l.name.startswith("encoder.")]
         self.assertEqual({s}, {k.value("m") for l in encoder for k in l.kernels if k.op == "gemm"})
         self.assertEqual({(s, s)}, {(k.value("q"), k.value("kv")) for l in encoder for k in l.kernels
@@ -493,7 +496,7 @@ class Kernels(unittest.TestCase):
                          sum(l.activation_bytes for l in encoder if l.name.startswith("encoder.0.")))
         self.assertEqual({s * h * b}, {l.tp_comm_bytes for l in encoder if l.tensor_parallel == "row"})
         self.assertEqual({s * h}, {k.value("elements") for l in layers if l.name == "embeddings" for k in l.kernels})
-        self.assertIn("sequence 256,", workload.description)
+        self.assertIn("512 tokens per sequence", workload.description)
 
     def test_resnet50_shapes(self):
         conv1 = kernels_of("resnet50", "layer1.0.conv1")

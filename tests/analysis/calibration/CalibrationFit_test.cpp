@@ -1,3 +1,4 @@
+#include "sim/model/Calibration.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/CalibrationSurrogate.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
@@ -128,18 +129,18 @@ TEST_CASE("analysis::leave_group_out falls back to a neutral generation factor f
   cases.push_back(toy_case("bert", "blackwell", 1.0, "b"));
   const analysis::ParameterSpace space(cases);
   auto truth = space.start();
-  truth[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = std::log(1.5);
+  truth[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = std::log(0.4);
   for (auto& c : cases)
     c.actual_minutes = space.predict_minutes(c, truth);
   const auto fit = analysis::fit_calibration(space, cases);
   const auto lofo = analysis::leave_group_out(
       space, cases, [](const analysis::CalibrationCase& c) { return c.generation; }, fit.x);
-  // Without its own result, blackwell is predicted with factor 1, i.e. from its datasheet alone; the
-  // hopper results alone recover the other (noiseless) parameters.
+  // Without its own result, blackwell is predicted at the reference generation's fraction of its
+  // peak, i.e. from its datasheet alone; the hopper results alone recover the other (noiseless) parameters.
   auto neutral = truth;
-  neutral[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = 0.0;
+  neutral[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = std::log(model::kReferenceComputeFraction);
   CHECK(lofo.back() == Approx(space.predict_minutes(cases.back(), neutral)).epsilon(1e-3));
-  CHECK(lofo.back() > cases.back().actual_minutes * 1.2); // the true factor 1.5 made it faster than factor 1 predicts
+  CHECK(lofo.back() * 1.2 < cases.back().actual_minutes); // the true 0.4 made it slower than the reference's 0.8 predicts
 }
 
 TEST_CASE("analysis::summarise_errors: median and 90th percentile interpolate like numpy", "[analysis]")

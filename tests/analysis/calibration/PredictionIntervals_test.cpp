@@ -79,7 +79,7 @@ TEST_CASE("model::regimes_for picks the validation mode of a request and interva
 TEST_CASE("config::format_calibration round-trips the prediction intervals", "[config]")
 {
   model::Calibration c;
-  c.compute["bert"] = {1.2, 0.05, 20, true, ""};
+  c.compute["bert"] = {0.9, 0.05, 20, true, ""};
   c.batch_sizes = {{"bert", 8, 768, 20}};
   c.intervals.families = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
   c.intervals.calibrated_accelerators = {{"bert", 4096}};
