@@ -17,6 +17,7 @@ struct Problem {
   const ParameterSpace& space;
   const std::vector<CalibrationCase>& cases;
   std::vector<std::size_t> used;
+  std::vector<double> prior_weight; ///< prior_weights(space)
   int evaluations = 0;
 };
 
@@ -24,6 +25,18 @@ double residual(const Problem& p, std::size_t i, const std::vector<double>& x)
 {
   const auto& c = p.cases[p.used[i]];
   return std::log(p.space.predict_minutes(c, x) / c.actual_minutes);
+}
+
+/// kPriorResidualLogSd^2 / tau_j^2 per parameter (0 without prior): the prior's weight in the
+/// objective and its information in the covariance.
+std::vector<double> prior_weights(const ParameterSpace& space)
+{
+  std::vector<double> weights;
+  for (const auto& parameter : space.parameters()) {
+    const double tau = prior_sd(parameter);
+    weights.push_back(tau > 0 ? kPriorResidualLogSd * kPriorResidualLogSd / (tau * tau) : 0.0);
+  }
+  return weights;
 }
 
 double objective(unsigned n, const double* x, double* gradient, void* data)
@@ -36,6 +49,8 @@ double objective(unsigned n, const double* x, double* gradient, void* data)
     const double r = residual(p, i, point);
     sum += r * r;
   }
+  for (std::size_t j = 0; j < n; ++j)
+    sum += p.prior_weight[j] * point[j] * point[j];
   ++p.evaluations;
   return sum;
 }
@@ -125,6 +140,9 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
     for (std::size_t b = 0; b < n; ++b)
       for (std::size_t i = 0; i < m; ++i)
         jtj[a][b] += jacobian[i][a] * jacobian[i][b];
+  for (std::size_t j = 0; j < n; ++j) // the prior's information (MAP covariance)
+    if (dependent[j] > 0)
+      jtj[j][j] += p.prior_weight[j];
   const auto covariance = inverse_spd(jtj);
   const double dof = m > n ? static_cast<double>(m - n) : 1.0;
   const double sigma2 = rss / dof;
@@ -177,11 +195,20 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
 
 } // namespace
 
+double prior_sd(const ParameterSpace::Parameter& p)
+{
+  switch (p.group) { // optimiser coordinates (ParameterSpace::value_of): run overhead in minutes
+    case ParameterSpace::Group::Overhead: return kRunOverheadPriorSd_s / 60.0;
+    case ParameterSpace::Group::StepOverhead: return kStepOverheadPriorSd_s;
+    default: return 0.0;
+  }
+}
+
 CalibrationFitResult fit_calibration(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
                                      const std::vector<bool>& use, const std::vector<double>& start,
                                      bool uncertainties)
 {
-  Problem problem{space, cases, {}, 0};
+  Problem problem{space, cases, {}, prior_weights(space), 0};
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (use.empty() || use[i])
       problem.used.push_back(i);

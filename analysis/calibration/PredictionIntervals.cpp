@@ -6,25 +6,37 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 
 namespace gpuscale::analysis {
 namespace {
 
-constexpr double kLowQuantile = (1.0 - model::kIntervalLevel) / 2.0;  // 0.1
-constexpr double kHighQuantile = (1.0 + model::kIntervalLevel) / 2.0; // 0.9
+constexpr double kTailFraction = (1.0 - model::kIntervalLevel) / 2.0; // 0.1 below, 0.1 above
 
 double log_residual(const CalibrationCase& c, double predicted_minutes)
 {
   return std::log(c.actual_minutes / predicted_minutes);
 }
 
-double median_of(std::vector<double> values)
+double largest(const std::vector<double>& values)
 {
-  std::sort(values.begin(), values.end());
-  return interpolated_quantile(values, 0.5);
+  return values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
 }
 
 } // namespace
+
+std::pair<double, double> conformal_log_bounds(const std::vector<double>& sorted)
+{
+  const auto n = static_cast<long>(sorted.size());
+  if (n == 0)
+    return {0.0, 0.0};
+  const double ranks = static_cast<double>(n + 1);
+  const double slack = 1e-9; // 0.1 x 20 is 2, not 1.9999999999999996 as (1 - 0.8) / 2 x 20 computes
+  const long low_rank = std::clamp(static_cast<long>(std::floor(kTailFraction * ranks + slack)), 1L, n);
+  const long high_rank = std::clamp(static_cast<long>(std::ceil((1.0 - kTailFraction) * ranks - slack)), 1L, n);
+  return {sorted[static_cast<std::size_t>(low_rank - 1)], sorted[static_cast<std::size_t>(high_rank - 1)]};
+}
 
 double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, const model::Calibration& calibration)
 {
@@ -125,9 +137,8 @@ model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::ve
     return q;
   std::vector<double> sorted = mode.log_residuals;
   std::sort(sorted.begin(), sorted.end());
-  q.low_log = interpolated_quantile(sorted, kLowQuantile);
-  q.high_log = interpolated_quantile(sorted, kHighQuantile);
-  q.parameter_log_sd = mode.parameter_log_sd.empty() ? 0.0 : median_of(mode.parameter_log_sd);
+  std::tie(q.low_log, q.high_log) = conformal_log_bounds(sorted);
+  q.parameter_log_sd = largest(mode.parameter_log_sd);
   // Coverage: each result against the interval its mode gives without its own system's residuals.
   int inside = 0;
   int judged = 0;
@@ -144,9 +155,8 @@ model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::ve
       continue;
     std::sort(others.begin(), others.end());
     const double own_sd = k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0;
-    const auto [low, high] =
-        model::widened_log_bounds(interpolated_quantile(others, kLowQuantile), interpolated_quantile(others, kHighQuantile),
-                                  own_sd, others_sd.empty() ? 0.0 : median_of(others_sd));
+    const auto [others_low, others_high] = conformal_log_bounds(others);
+    const auto [low, high] = model::widened_log_bounds(others_low, others_high, own_sd, largest(others_sd));
     const double r = mode.log_residuals[k];
     ++judged;
     inside += r >= low && r <= high ? 1 : 0;

@@ -11,6 +11,7 @@
 #include "sim/model/Calibration.hpp"
 #include "sim/model/PredictionInterval.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace gpuscale::analysis {
@@ -40,8 +41,17 @@ std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space
                                                      const LeftOutMinutes& left_out,
                                                      const model::Calibration& calibration);
 
-/// Quantiles of one mode at model::kIntervalLevel, with the leave-one-system-out coverage of the
-/// intervals predict gives (widened per case by its parameter_log_sd, model::widened_log_bounds).
+/// The split-conformal bounds of an 80 % interval from n sorted left-out log residuals: the
+/// floor(0.1 (n + 1))-th and ceil(0.9 (n + 1))-th smallest (1-based, clamped to 1..n). A new result
+/// exchangeable with them falls between these order statistics with probability >= 0.8 for any n
+/// (Lei et al. 2018, "Distribution-free predictive inference for regression"), where interpolated
+/// percentiles cover less than 80 % on small samples. For n < 9 the bounds are the extremes, and
+/// cover less: the coverage validate reports says by how much.
+std::pair<double, double> conformal_log_bounds(const std::vector<double>& sorted);
+
+/// Bounds of one mode at model::kIntervalLevel (conformal_log_bounds), with the leave-one-system-out
+/// coverage of the intervals predict gives (widened per case by its parameter_log_sd beyond the
+/// largest of the other results, model::widened_log_bounds).
 model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::vector<CalibrationCase>& cases);
 
 /// Everything predict needs: the quantiles of every mode, the calibrated families and the largest

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -29,19 +31,45 @@ struct ValidateOptions {
   int max_accelerators = 0;
   double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
   std::string write_intervals_path; ///< "": none; else a calibration file whose intervals: are replaced
+  std::string residuals_path;       ///< "": none; else a CSV of every mode's left-out predictions
 };
+
+/// One row per (prediction regime, left-out result): what the intervals are built from, for a user
+/// who wants to look at the errors behind them. Written to a temporary name, then renamed.
+void write_mode_residuals(const std::string& path, const std::vector<analysis::ModeResiduals>& modes,
+                          const std::vector<analysis::CalibrationCase>& cases)
+{
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << "regime,round,system,benchmark,accelerators,actual_minutes,predicted_minutes,log_residual,parameter_log_sd\n";
+    for (const auto& mode : modes)
+      for (std::size_t k = 0; k < mode.cases.size(); ++k) {
+        const auto& c = cases[mode.cases[k]];
+        const double r = mode.log_residuals[k];
+        out << fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g}\n", model::to_string(mode.regime), c.round,
+                           c.system_key, c.benchmark, c.accelerators, c.actual_minutes, c.actual_minutes / std::exp(r), r,
+                           k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0);
+      }
+    if (!out.flush())
+      throw std::runtime_error("cannot write " + temporary);
+  }
+  std::filesystem::rename(temporary, path);
+}
 
 /// The coverage of the 80 % intervals per validation mode, and their width.
 void print_interval_coverage(const model::IntervalModel& intervals)
 {
   fmt::print("\nPrediction intervals: nominal {:.0f} % from each mode's left-out log residuals; coverage of left-out\n"
-             "results by intervals built without their own system (target 75-85 %)\n",
+             "results by intervals built without their own system (target 75-85 %; +- its binomial 1-sigma at n)\n",
              model::kIntervalLevel * 100);
-  fmt::print("  {:<34} {:>4} {:>10} {:>10} {:>9}\n", "mode", "n", "low", "high", "coverage");
+  fmt::print("  {:<34} {:>4} {:>10} {:>10} {:>9} {:>6}\n", "mode", "n", "low", "high", "coverage", "+-");
   for (auto regime : model::all_prediction_regimes()) {
     const auto& q = intervals.modes.at(model::to_string(regime));
-    fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}%\n", model::to_string(regime), q.results,
-               (std::exp(q.low_log) - 1) * 100, (std::exp(q.high_log) - 1) * 100, q.coverage * 100);
+    // What a true 80 % interval would show on q.results results: the binomial spread of the coverage.
+    const double spread = q.results > 0 ? std::sqrt(model::kIntervalLevel * (1 - model::kIntervalLevel) / q.results) : 0.0;
+    fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}% {:>5.1f}%\n", model::to_string(regime), q.results,
+               (std::exp(q.low_log) - 1) * 100, (std::exp(q.high_log) - 1) * 100, q.coverage * 100, spread * 100);
   }
 }
 
@@ -135,6 +163,10 @@ void run_validate(const ValidateOptions& options)
   const auto modes = analysis::validation_mode_residuals(space, cases, left_out, reference);
   const model::IntervalModel intervals = analysis::interval_model(modes, cases);
   print_interval_coverage(intervals);
+  if (!options.residuals_path.empty()) {
+    write_mode_residuals(options.residuals_path, modes, cases);
+    fmt::print("residuals  written to {}\n", options.residuals_path);
+  }
   if (!options.write_intervals_path.empty()) {
     model::Calibration updated = config::read_calibration(options.write_intervals_path);
     updated.intervals = intervals;
@@ -180,6 +212,8 @@ void add_validate_command(CLI::App& app)
   command->add_option("--write-intervals", options->write_intervals_path,
                       "Calibration file whose prediction intervals (intervals:) to replace by these (parameters untouched)")
       ->check(CLI::ExistingFile);
+  command->add_option("--residuals", options->residuals_path,
+                      "CSV to write: every validation mode's left-out predictions and log residuals, one row each");
   command->callback([options] { run_validate(*options); });
 }
 

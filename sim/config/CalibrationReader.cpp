@@ -234,9 +234,9 @@ std::string format_calibration(const model::Calibration& calibration)
   const auto& intervals = calibration.intervals;
   if (intervals.empty())
     return out;
-  out += "  # Prediction intervals: 10th/90th percentiles of log(actual / predicted) of left-out results per\n"
+  out += "  # Prediction intervals: split-conformal 80 % bounds of log(actual / predicted) of left-out results per\n"
          "  # validation mode (sim/model/PredictionInterval.hpp); coverage: of 80 % intervals built without\n"
-         "  # the result's own system; parameter_log_sd: median log-sd from the standard errors above.\n"
+         "  # the result's own system; parameter_log_sd: largest log-sd from the standard errors above.\n"
          "  intervals:\n    families: [";
   for (std::size_t i = 0; i < intervals.families.size(); ++i)
     out += (i == 0 ? "" : ", ") + intervals.families[i];

@@ -9,13 +9,16 @@
 ///                                     the datasheet alone)
 ///   beyond_calibrated_scale           fit on <= kScaleSplitAccelerators accelerators, predict the larger results
 ///   later_round                       fit on the earlier rounds, predict the latest one
-/// The 80 % interval of a prediction t is [t exp(q10), t exp(q90)], q the 10th and 90th percentiles of
-/// its mode's residuals (linear interpolation between order statistics), widened where the request's
-/// own parameters are less certain than those of the mode's typical result: with s the log-sd of t that
-/// the calibration's standard errors give (delta method), s0 the median s over the mode's results,
-/// w = (q90 - q10) / 2 and z = 1.2816 (the normal's 90th percentile), each side moves out by
-/// sqrt(w^2 + z^2 max(0, s^2 - s0^2)) - w. The residuals already hold the typical parameter
-/// uncertainty; only the excess is added, so it is not counted twice.
+/// The 80 % interval of a prediction t is [t exp(q_low), t exp(q_high)], q_low and q_high the split-
+/// conformal order statistics of its mode's residuals (analysis::conformal_log_bounds: the
+/// floor(0.1 (n+1))-th and ceil(0.9 (n+1))-th smallest, which cover a new exchangeable result with
+/// probability >= 0.8 at any n), widened where the request's own parameters are less certain than
+/// those of every result the mode was measured on: with s the log-sd of t that the calibration's
+/// standard errors give (delta method), s0 the largest s over the mode's results, w = (q_high -
+/// q_low) / 2 and z = 1.2816 (the normal's 90th percentile), each side moves out by
+/// sqrt(w^2 + z^2 max(0, s^2 - s0^2)) - w. The residuals already hold the parameter uncertainty of
+/// the results they come from; only a request outside that range gets more, so it is not counted
+/// twice. (Widening beyond the median s instead widened half of the results and covered 86-90 %.)
 
 #include <map>
 #include <optional>
@@ -40,11 +43,11 @@ inline constexpr double kIntervalLevel = 0.8;
 
 /// One validation mode's left-out log residuals, summarised.
 struct ResidualQuantiles {
-  double low_log = 0;  ///< 10th percentile of log(actual / predicted)
-  double high_log = 0; ///< 90th percentile
+  double low_log = 0;  ///< lower conformal bound of log(actual / predicted)
+  double high_log = 0; ///< upper conformal bound
   int results = 0;     ///< left-out results in the mode
   double coverage = 0; ///< fraction of them inside intervals built without their own system's residuals
-  double parameter_log_sd = 0; ///< median over them of the log-sd the calibration's standard errors give
+  double parameter_log_sd = 0; ///< largest over them of the log-sd the calibration's standard errors give
 };
 
 /// The normal quantile of the interval's upper bound (0.9): the scale of the parameter term.
