@@ -139,6 +139,18 @@ void check_uniform_batch(const Scenario& s, ConflictList& conflicts)
                   {"micro_batch_size", "global_batch_size", "gpus", "tp", "cp", "platform"});
 }
 
+/// A step that cannot be captured asked to run as a CUDA graph (allows_cuda_graph).
+void check_cuda_graph(const Scenario& s, ConflictList& conflicts)
+{
+  if (s.cuda_graph && !allows_cuda_graph(s.zero()))
+    conflicts.add(Kind::Layout, "cuda_graph",
+                  "a " + to_string(s.zero()) +
+                      " step cannot run as a CUDA graph: its parameters are gathered and freed module by module "
+                      "from host-side hooks into buffers allocated at run time, which a captured graph cannot "
+                      "replay; set cuda_graph: false (kernels are then launched eagerly)",
+                  {"cuda_graph", "zero_stage"});
+}
+
 void check_precision(const Scenario& s, const Platform& platform, const WorkloadTrace& workload,
                      ConflictList& conflicts)
 {
@@ -305,6 +317,7 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   if (check_gpu_count(s, platform, conflicts)) {
     check_layout(s, platform, conflicts);
     check_parallel_split(s, workload, conflicts);
+    check_cuda_graph(s, conflicts);
     check_precision(s, platform, workload, conflicts);
     if (s.batch_allocation.empty())
       check_uniform_batch(s, conflicts);

@@ -61,4 +61,6 @@ bool gathers_parameters_before_use(ZeroStage stage)
   return shards_parameters(stage);
 }
 
+bool allows_cuda_graph(ZeroStage stage) { return !gathers_parameters_before_use(stage); }
+
 } // namespace gpuscale::model

@@ -48,5 +48,12 @@ bool reduces_during_backward(ZeroStage stage);
 bool gathers_parameters_after_step(ZeroStage stage);
 /// Parameters are all-gathered group by group before use in forward and again in backward.
 bool gathers_parameters_before_use(ZeroStage stage);
+/// The step can be captured once and replayed as a CUDA graph. Not with parameters gathered before
+/// use: DeepSpeed's stage 3 (like PyTorch FSDP) fetches and frees each module's parameters from
+/// Python hooks, into buffers allocated at run time, with host-side decisions (what to prefetch next,
+/// what to release) that change from step to step; a graph replays fixed kernels on fixed addresses,
+/// so these steps run eagerly (torch.cuda.graphs' constraints: no dynamic allocation outside the
+/// graph's private pool, no host synchronisation, static control flow).
+bool allows_cuda_graph(ZeroStage stage);
 
 } // namespace gpuscale::model

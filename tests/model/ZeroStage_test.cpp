@@ -28,6 +28,8 @@ TEST_CASE("model::ZeroStage shards optimizer states then gradients then paramete
     // Stages that keep no full gradient must reduce every micro-batch, during backward.
     if (model::shards_gradients(stage))
       CHECK((model::reduces_every_micro_batch(stage) && model::reduces_during_backward(stage)));
+    // Only a step whose parameters are fetched module by module at run time cannot be a CUDA graph.
+    CHECK(model::allows_cuda_graph(stage) == (n <= 2));
   }
   CHECK(model::to_string(ZeroStage::Gradients) == "ZeRO-2");
   CHECK_FALSE(model::reduces_during_backward(ZeroStage::OptimizerStates)); // one pass after the last backward
