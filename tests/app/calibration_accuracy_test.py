@@ -19,8 +19,11 @@ from mlperf_data import mlperf_data_dir  # noqa: E402
 # 6.9 % with the kernel model from shapes and every efficiency <= 1 (6.4 % before it, with compute and
 # memory efficiencies up to 1.45 and 3); it was 3.7-4.3 % while the single-node links ran at twice
 # their line rate, a fitted factor at its bound that hid the single-node systems' other errors
-# (docs/CALIBRATION.md, "What the link model cost").
-MAX_LOSO_MEDIAN_APE_PCT = 7.0
+# (docs/CALIBRATION.md, "What the link model cost"). 7.45 % since the overheads carry a prior (10 s per
+# run, 5 ms per step): on one node they were free to absorb other errors; the prior keeps them
+# physical, which took the scale-extrapolation ResNet-50 error from 264 % to 26 % and leave-family-out
+# beyond 512 accelerators from 132 % to 28 % (docs/CALIBRATION.md, "Priors on the two overheads").
+MAX_LOSO_MEDIAN_APE_PCT = 7.5
 
 mlperf = mlperf_data_dir(source_dir, "scores_calibration.csv")
 tally = Tally()
