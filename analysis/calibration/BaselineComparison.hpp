@@ -16,7 +16,7 @@
 
 namespace gpuscale::analysis {
 
-/// Issue 13's bar for a simulator worth its cost: a median error at least this much lower than the
+/// The bar for a simulator worth its cost: a median error at least this much lower than the
 /// regression's overall, in percent of the regression's (and lower in every bucket).
 inline constexpr double kBaselineMedianReductionTargetPct = 25.0;
 
