@@ -73,8 +73,9 @@ std::string format_time_to_train(const model::ResolvedScenario& resolved, const 
     const auto& t = *outcome.time_to_train;
     out += fmt::format("time to train {:.2f} min: training {:.2f} min ({:.0f} steps, {:.3g} samples to converge), "
                        "evaluation {:.2f} min ({:.1f} evaluations), run-start overhead {:.2f} min\n",
-                       t.total_min, t.training_min, t.iterations, t.samples_to_converge, t.evaluation_min,
-                       t.evaluations, t.overhead_min);
+                       units::to_minutes(t.total_s), units::to_minutes(t.training_s), t.iterations,
+                       t.samples_to_converge, units::to_minutes(t.evaluation_s), t.evaluations,
+                       units::to_minutes(t.overhead_s));
     if (t.extrapolated) {
       const auto model = resolved.convergence->model();
       const auto& curve = model.curve();
@@ -88,7 +89,8 @@ std::string format_time_to_train(const model::ResolvedScenario& resolved, const 
                                              model.fit()->noise_batch_size())
                                : std::string("as the smallest point's"),
                            t.samples_to_converge, t.samples_to_converge_low, t.samples_to_converge_high,
-                           100 * model::kConvergenceIntervalLevel, t.total_min, t.total_low_min, t.total_high_min);
+                           100 * model::kConvergenceIntervalLevel, units::to_minutes(t.total_s),
+                           units::to_minutes(t.total_low_s), units::to_minutes(t.total_high_s));
       else
         out += fmt::format("samples to converge taken from the nearest one (too few points for a fit, interval "
                            "unknown)\n");

@@ -24,10 +24,10 @@ TimeToTrain parts_at(const ConvergenceTable& table, const IterationTiming& timin
   }
   const double training_s = result.iterations * timing.iteration_time_s;
 
-  result.training_min = training_s / 60.0;
-  result.evaluation_min = evaluation_s / 60.0;
-  result.overhead_min = table.run_start_overhead_s / 60.0;
-  result.total_min = result.training_min + result.evaluation_min + result.overhead_min;
+  result.training_s = training_s;
+  result.evaluation_s = evaluation_s;
+  result.overhead_s = table.run_start_overhead_s;
+  result.total_s = result.training_s + result.evaluation_s + result.overhead_s;
   return result;
 }
 
@@ -46,10 +46,10 @@ TimeToTrain estimate_time_to_train(const ConvergenceTable& table, const Iteratio
   result.samples_to_converge_low = estimate.samples_low;
   result.samples_to_converge_high = estimate.samples_high;
   const auto total_at = [&](double samples) {
-    return std::isnan(samples) ? samples : parts_at(table, timing, samples).total_min;
+    return std::isnan(samples) ? samples : parts_at(table, timing, samples).total_s;
   };
-  result.total_low_min = total_at(estimate.samples_low);
-  result.total_high_min = total_at(estimate.samples_high);
+  result.total_low_s = total_at(estimate.samples_low);
+  result.total_high_s = total_at(estimate.samples_high);
   return result;
 }
 

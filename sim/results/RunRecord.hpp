@@ -1,6 +1,9 @@
 #pragma once
 /// One row of a results file: a run's configuration and outcome. Field names carry their units,
-/// since they become HDF5 columns where types vanish.
+/// since they become HDF5 columns where types vanish. Its values are the file's, in the file's units
+/// (time to train in minutes): the row is what isolated runs pass back and what `merge` copies, so a
+/// row read and written again stays bit-identical. Code that computes with a time converts it to
+/// seconds (units::from_minutes).
 
 #include <cstdint>
 #include <string>

@@ -3,6 +3,7 @@
 #include "sim/run/Version.hpp"
 #include "sim/config/FileDigest.hpp"
 #include "sim/engine/SimgridConfig.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
 
@@ -124,16 +125,16 @@ void add_host_and_time_to_train(const model::ResolvedScenario& resolved, Scenari
     outcome.time_to_train =
         model::estimate_time_to_train(*resolved.convergence, {r.effective_iter_time_s, s.global_batch_size});
     const auto& t = *outcome.time_to_train;
-    r.time_to_train_min = t.total_min;
-    r.ttt_training_min = t.training_min;
-    r.ttt_evaluation_min = t.evaluation_min;
-    r.ttt_overhead_min = t.overhead_min;
+    r.time_to_train_min = units::to_minutes(t.total_s);
+    r.ttt_training_min = units::to_minutes(t.training_s);
+    r.ttt_evaluation_min = units::to_minutes(t.evaluation_s);
+    r.ttt_overhead_min = units::to_minutes(t.overhead_s);
     r.samples_to_converge = t.samples_to_converge;
     r.convergence_extrapolated = t.extrapolated ? 1 : 0;
     r.samples_to_converge_low = t.samples_to_converge_low;
     r.samples_to_converge_high = t.samples_to_converge_high;
-    r.time_to_train_low_min = t.total_low_min;
-    r.time_to_train_high_min = t.total_high_min;
+    r.time_to_train_low_min = units::to_minutes(t.total_low_s);
+    r.time_to_train_high_min = units::to_minutes(t.total_high_s);
   }
 }
 

@@ -26,6 +26,14 @@ public:
 /// Rejects bare numbers, unknown units, negative values, NaN and infinity.
 double parse_quantity(std::string_view text, Dimension dimension);
 
+/// Seconds per minute. Time is seconds everywhere inside; minutes appear only where a report, a
+/// results column (time_to_train_min, ...) or a file field gives them.
+inline constexpr double kSecondsPerMinute = 60.0;
+/// `seconds` as minutes, for a report, a results column or a file field that gives minutes.
+constexpr double to_minutes(double seconds) { return seconds / kSecondsPerMinute; }
+/// `minutes` read from a results column or a file field, as seconds.
+constexpr double from_minutes(double minutes) { return minutes * kSecondsPerMinute; }
+
 /// Formats bytes with a binary prefix for reports ("1.50 GiB").
 std::string format_bytes(double bytes);
 

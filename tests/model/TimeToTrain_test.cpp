@@ -44,10 +44,10 @@ TEST_CASE("model::estimate_time_to_train matches the closed form on a synthetic 
   // 1e4 samples x 1/3 x 0.5 ms per sample = 5/3 s.
   CHECK(result.iterations == 1000.0);
   CHECK(result.evaluations == Approx(10.0).epsilon(1e-12));
-  CHECK(result.training_min == Approx(500.0 / 60).epsilon(1e-12));
-  CHECK(result.evaluation_min == Approx(10 * 5.0 / 3 / 60).epsilon(1e-12));
-  CHECK(result.overhead_min == Approx(1.0).epsilon(1e-12));
-  CHECK(result.total_min == Approx((500.0 + 50.0 / 3 + 60) / 60).epsilon(1e-12));
+  CHECK(result.training_s == Approx(500.0).epsilon(1e-12));
+  CHECK(result.evaluation_s == Approx(10 * 5.0 / 3).epsilon(1e-12));
+  CHECK(result.overhead_s == Approx(60.0).epsilon(1e-12));
+  CHECK(result.total_s == Approx(500.0 + 50.0 / 3 + 60).epsilon(1e-12));
   CHECK_FALSE(result.extrapolated);
 }
 
@@ -55,7 +55,7 @@ TEST_CASE("model::estimate_time_to_train rounds up to whole iterations", "[model
 {
   const TimeToTrain result = estimate_time_to_train(synthetic_table(), IterationTiming{2.0, 1536});
   CHECK(result.iterations == std::ceil(1e6 / 1536)); // 652: the last step is taken whole
-  CHECK(result.training_min == Approx(652 * 2.0 / 60).epsilon(1e-12));
+  CHECK(result.training_s == Approx(652 * 2.0).epsilon(1e-12));
 }
 
 TEST_CASE("model::estimate_time_to_train parts add up for every committed table", "[model]")
@@ -65,10 +65,10 @@ TEST_CASE("model::estimate_time_to_train parts add up for every committed table"
     for (int batch : {8, 64, 256, 1000, 3072, 8192, 100000}) {
       INFO(benchmark << " at global batch " << batch);
       const TimeToTrain result = estimate_time_to_train(table, IterationTiming{0.25, batch});
-      CHECK(result.total_min == Approx(result.training_min + result.evaluation_min + result.overhead_min).epsilon(1e-12));
-      CHECK(result.training_min > 0);
-      CHECK(result.evaluation_min >= 0);
-      CHECK(result.overhead_min == Approx(table.run_start_overhead_s / 60).epsilon(1e-12));
+      CHECK(result.total_s == Approx(result.training_s + result.evaluation_s + result.overhead_s).epsilon(1e-12));
+      CHECK(result.training_s > 0);
+      CHECK(result.evaluation_s >= 0);
+      CHECK(result.overhead_s == Approx(table.run_start_overhead_s).epsilon(1e-12));
       const bool inside = batch >= table.points.front().global_batch_size && batch <= table.points.back().global_batch_size;
       CHECK(result.extrapolated == !inside);
     }
@@ -87,15 +87,15 @@ TEST_CASE("model::estimate_time_to_train flags batch sizes outside the reference
   CHECK(above.samples_to_converge == table.model().samples_to_converge(1024).samples);
 }
 
-TEST_CASE("model::estimate_time_to_train carries the interval of samples to converge into minutes", "[model]")
+TEST_CASE("model::estimate_time_to_train carries the interval of samples to converge into the time to train", "[model]")
 {
   const ConvergenceTable table = committed_table("retinanet"); // points at 256 ... 4096
   const IterationTiming inside{0.2, 1024};
   const TimeToTrain measured = estimate_time_to_train(table, inside);
   CHECK(measured.samples_to_converge_low == measured.samples_to_converge);
   CHECK(measured.samples_to_converge_high == measured.samples_to_converge);
-  CHECK(measured.total_low_min == measured.total_min);
-  CHECK(measured.total_high_min == measured.total_min);
+  CHECK(measured.total_low_s == measured.total_s);
+  CHECK(measured.total_high_s == measured.total_s);
 
   const IterationTiming outside{0.2, 8192};
   const TimeToTrain extrapolated = estimate_time_to_train(table, outside);
@@ -104,11 +104,11 @@ TEST_CASE("model::estimate_time_to_train carries the interval of samples to conv
   CHECK(extrapolated.samples_to_converge < extrapolated.samples_to_converge_high);
   // The ends are the same closed form at the interval's sample counts: ceil(S / B) steps, an
   // evaluation every epoch of 24,781 images at 2.46 x the training cost per sample, 4 s overhead.
-  for (const auto& [samples, total_min] : {std::pair{extrapolated.samples_to_converge_low, extrapolated.total_low_min},
-                                           std::pair{extrapolated.samples_to_converge_high, extrapolated.total_high_min}}) {
+  for (const auto& [samples, total_s] : {std::pair{extrapolated.samples_to_converge_low, extrapolated.total_low_s},
+                                           std::pair{extrapolated.samples_to_converge_high, extrapolated.total_high_s}}) {
     const double evaluations = std::max(1.0, 1.0 + (samples - 1170301.0) / 1170301.0);
     const double expected_s = std::ceil(samples / 8192) * 0.2 + evaluations * 24781 * 2.46 * 0.2 / 8192 + 4;
-    CHECK(total_min == Approx(expected_s / 60).epsilon(1e-12));
+    CHECK(total_s == Approx(expected_s).epsilon(1e-12));
   }
 }
 
@@ -117,9 +117,9 @@ TEST_CASE("model::estimate_time_to_train leaves untimed evaluation out (MLPerf s
   const ConvergenceTable table = committed_table("stable_diffusion");
   REQUIRE_FALSE(table.evaluation.timed);
   const TimeToTrain result = estimate_time_to_train(table, IterationTiming{1.2, 1024});
-  CHECK(result.evaluation_min == 0.0);
+  CHECK(result.evaluation_s == 0.0);
   CHECK(result.evaluations == 0.0);
-  CHECK(result.total_min == Approx(result.training_min + result.overhead_min).epsilon(1e-12));
+  CHECK(result.total_s == Approx(result.training_s + result.overhead_s).epsilon(1e-12));
 }
 
 TEST_CASE("model::estimate_time_to_train never gets faster when iterations get slower", "[model]")
@@ -129,7 +129,7 @@ TEST_CASE("model::estimate_time_to_train never gets faster when iterations get s
     const int batch = table.points[table.points.size() / 2].global_batch_size;
     double previous = 0;
     for (double iteration_s = 0.01; iteration_s < 100; iteration_s *= 1.7) {
-      const double total = estimate_time_to_train(table, IterationTiming{iteration_s, batch}).total_min;
+      const double total = estimate_time_to_train(table, IterationTiming{iteration_s, batch}).total_s;
       INFO(benchmark << " at " << iteration_s << " s per iteration");
       CHECK(total > previous);
       previous = total;
