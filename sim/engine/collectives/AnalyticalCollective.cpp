@@ -179,11 +179,9 @@ bool same_shape(const CollectivePlan& a, const CollectivePlan& b)
   return true;
 }
 
-} // namespace
-
-void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, const CommunicatorLayout& layout,
-                     const RouteCosts& routes, const std::vector<double>& bytes, std::vector<double>& clock_s,
-                     std::vector<CollectiveCounters>& counters)
+/// Every member's plan for its own bytes: the members of one communicator run the same shape of plan.
+std::vector<CollectivePlan> member_plans(CollectiveOp op, model::CollectiveAlgorithm requested,
+                                         const CommunicatorLayout& layout, const std::vector<double>& bytes)
 {
   const int p = layout.size();
   const CommunicatorShape shape = layout.shape();
@@ -194,22 +192,38 @@ void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, cons
     if (!same_shape(plans.front(), plans.back()))
       throw std::logic_error("members of a communicator run different plans for one " + to_string(op));
   }
-  if (p < 2)
-    return;
-  Members members(layout, routes, clock_s, counters);
+  return plans;
+}
+
+/// What each member owes besides its transfers (fixed cost, pipeline fill, the latencies and steps
+/// its transfers do not pay), slept once at the end (run_ring_plan); pipelined, per lane.
+struct UnpaidCosts {
+  std::vector<double> at_end_s;                  ///< by member
+  std::array<std::vector<double>, 2> lane_end_s; ///< pipelined: what each lane owes at its own end, by member
+};
+
+UnpaidCosts fixed_costs(const std::vector<CollectivePlan>& plans)
+{
+  const std::size_t p = plans.size();
+  UnpaidCosts unpaid;
+  unpaid.at_end_s.assign(p, 0.0);
+  unpaid.lane_end_s.fill(std::vector<double>(p, 0.0));
+  for (std::size_t j = 0; j < p; ++j) {
+    const RingExecution& e = plans[j].execution;
+    unpaid.at_end_s[j] = e.fixed_s + (e.pipelined ? e.fill_s : 0.0);
+  }
+  return unpaid;
+}
+
+std::size_t lane_of(const RingPhase& phase) { return phase.scope == RingPhase::Scope::Crosses ? 1 : 0; }
+
+/// The ring phases of the plans on their groups, with each member's transfers (phases without any
+/// left out); the latencies and steps those transfers leave unpaid are added to `unpaid`. The
+/// phases point into `layout` and `whole`.
+std::vector<GroupPhase> ring_phases(const std::vector<CollectivePlan>& plans, const CommunicatorLayout& layout,
+                                    const std::vector<RingGroup>& whole, const Members& members, UnpaidCosts& unpaid)
+{
   const CollectivePlan& plan = plans.front();
-  if (plan.halving_doubling) {
-    halving_doubling(members, p, bytes, plan.execution);
-    return;
-  }
-  const std::vector<RingGroup> whole{layout.whole};
-  std::vector<double> unpaid_s(static_cast<std::size_t>(p), 0.0);
-  std::array<std::vector<double>, 2> lane_unpaid_s; // pipelined: what each lane owes at its own end
-  lane_unpaid_s.fill(std::vector<double>(static_cast<std::size_t>(p), 0.0));
-  for (int j = 0; j < p; ++j) {
-    const RingExecution& e = plans[static_cast<std::size_t>(j)].execution;
-    unpaid_s[static_cast<std::size_t>(j)] = e.fixed_s + (e.pipelined ? e.fill_s : 0.0);
-  }
   std::vector<GroupPhase> phases;
   for (std::size_t f = 0; f < plan.rings.size(); ++f)
     for (const RingGroup& group : groups_of(plan.rings[f].scope, layout, whole)) {
@@ -231,56 +245,88 @@ void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, cons
               members.latency_s(member, group.members[static_cast<std::size_t>(group.channels[static_cast<std::size_t>(c)][k])]));
         const double owed_s = (t.latencies - t.paid_latencies) * route_latency_s + t.steps * own.execution.step_s;
         if (own.execution.pipelined)
-          lane_unpaid_s[plan.rings[f].scope == RingPhase::Scope::Crosses ? 1 : 0][static_cast<std::size_t>(member)] += owed_s;
+          unpaid.lane_end_s[lane_of(plan.rings[f])][static_cast<std::size_t>(member)] += owed_s;
         else
-          unpaid_s[static_cast<std::size_t>(member)] += owed_s;
+          unpaid.at_end_s[static_cast<std::size_t>(member)] += owed_s;
         any = any || t.transfers > 0;
         g.transfers.push_back(t);
       }
       if (any)
         phases.push_back(std::move(g));
     }
-  const auto most_transfers = [](const GroupPhase& g) {
-    int most = 0;
-    for (const auto& t : g.transfers)
-      most = std::max(most, t.transfers);
-    return most;
-  };
+  return phases;
+}
+
+int most_transfers(const GroupPhase& g)
+{
+  int most = 0;
+  for (const auto& t : g.transfers)
+    most = std::max(most, t.transfers);
+  return most;
+}
+
+/// The phases' transfers one exchange after another; pipelined, on two lanes each at its own pace
+/// (run_ring_plan's run_lanes): every group of a phase in the same slot of its lane, each lane with
+/// its own clocks, a member going on when its slower lane (with what that lane owes) is done.
+void exchange_phases(Members& members, const CollectivePlan& plan, const std::vector<GroupPhase>& phases,
+                     const UnpaidCosts& unpaid, std::vector<double>& clock_s)
+{
   if (!plan.execution.pipelined) {
     for (const GroupPhase& g : phases)
       for (int i = 0, n = most_transfers(g); i < n; ++i)
         exchange_once(members, {{&g, i}});
-  } else { // the two lanes, each at its own pace (run_ring_plan's run_lanes): every group of a
-    // phase in the same slot of its lane, each lane with its own clocks
-    std::array<std::vector<std::vector<Transfer>>, 2> lanes;
-    for (std::size_t f = 0; f < plan.rings.size(); ++f) {
-      auto& lane = lanes[plan.rings[f].scope == RingPhase::Scope::Crosses ? 1 : 0];
-      int n = 0;
-      for (const GroupPhase& g : phases)
-        if (g.phase == f)
-          n = std::max(n, most_transfers(g));
-      const std::size_t first = lane.size();
-      lane.resize(first + static_cast<std::size_t>(n));
-      for (const GroupPhase& g : phases)
-        if (g.phase == f)
-          for (int i = 0; i < most_transfers(g); ++i)
-            lane[first + static_cast<std::size_t>(i)].emplace_back(&g, i);
-    }
-    const std::vector<double> start_s = clock_s;
-    std::vector<double> end_s = clock_s;
-    for (std::size_t l = 0; l < lanes.size(); ++l) {
-      clock_s = start_s;
-      for (const auto& slot : lanes[l])
-        exchange_once(members, slot);
-      for (std::size_t j = 0; j < end_s.size(); ++j)
-        if (!lanes[l].empty())
-          end_s[j] = std::max(end_s[j], clock_s[j] + lane_unpaid_s[l][j]);
-    }
-    clock_s = end_s;
+    return;
   }
+  std::array<std::vector<std::vector<Transfer>>, 2> lanes;
+  for (std::size_t f = 0; f < plan.rings.size(); ++f) {
+    auto& lane = lanes[lane_of(plan.rings[f])];
+    int n = 0;
+    for (const GroupPhase& g : phases)
+      if (g.phase == f)
+        n = std::max(n, most_transfers(g));
+    const std::size_t first = lane.size();
+    lane.resize(first + static_cast<std::size_t>(n));
+    for (const GroupPhase& g : phases)
+      if (g.phase == f)
+        for (int i = 0; i < most_transfers(g); ++i)
+          lane[first + static_cast<std::size_t>(i)].emplace_back(&g, i);
+  }
+  const std::vector<double> start_s = clock_s;
+  std::vector<double> end_s = clock_s;
+  for (std::size_t l = 0; l < lanes.size(); ++l) {
+    clock_s = start_s;
+    for (const auto& slot : lanes[l])
+      exchange_once(members, slot);
+    for (std::size_t j = 0; j < end_s.size(); ++j)
+      if (!lanes[l].empty())
+        end_s[j] = std::max(end_s[j], clock_s[j] + unpaid.lane_end_s[l][j]);
+  }
+  clock_s = end_s;
+}
+
+} // namespace
+
+void time_collective(CollectiveOp op, model::CollectiveAlgorithm requested, const CommunicatorLayout& layout,
+                     const RouteCosts& routes, const std::vector<double>& bytes, std::vector<double>& clock_s,
+                     std::vector<CollectiveCounters>& counters)
+{
+  const int p = layout.size();
+  const std::vector<CollectivePlan> plans = member_plans(op, requested, layout, bytes);
+  if (p < 2)
+    return;
+  Members members(layout, routes, clock_s, counters);
+  const CollectivePlan& plan = plans.front();
+  if (plan.halving_doubling) {
+    halving_doubling(members, p, bytes, plan.execution);
+    return;
+  }
+  const std::vector<RingGroup> whole{layout.whole};
+  UnpaidCosts unpaid = fixed_costs(plans);
+  const std::vector<GroupPhase> phases = ring_phases(plans, layout, whole, members, unpaid);
+  exchange_phases(members, plan, phases, unpaid, clock_s);
   for (int j = 0; j < p; ++j) // slept once, at the end (run_ring_plan)
-    if (unpaid_s[static_cast<std::size_t>(j)] > 0)
-      members.clock(j) += unpaid_s[static_cast<std::size_t>(j)];
+    if (unpaid.at_end_s[static_cast<std::size_t>(j)] > 0)
+      members.clock(j) += unpaid.at_end_s[static_cast<std::size_t>(j)];
 }
 
 } // namespace gpuscale::engine
