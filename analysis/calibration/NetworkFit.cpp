@@ -234,6 +234,98 @@ void add_uncertainties(Problem& problem, const std::vector<double>& x, const std
   }
 }
 
+/// Rows over every series; throws without rows or with a measured time that is not positive.
+std::size_t checked_rows(const std::vector<NetworkFitSeries>& series)
+{
+  std::size_t rows = 0;
+  for (const auto& s : series) {
+    rows += s.measured_s.size();
+    for (double t : s.measured_s)
+      if (!(t > 0) || !std::isfinite(t))
+        throw std::invalid_argument("network fit: " + s.name + " has a measured time that is not positive");
+  }
+  if (rows == 0)
+    throw std::invalid_argument("network fit: the series have no rows");
+  return rows;
+}
+
+/// The candidates some row depends on, with their start coordinates.
+struct Informed {
+  std::vector<NetworkParameter> parameters;
+  std::vector<double> start;
+};
+
+/// Probes every candidate from its start in `base`: moved by its probe step, does any row's residual
+/// move? Those that move none go to result.uninformed; result's start error and evaluations are set.
+Informed probe_candidates(const model::LinkFractions& base, const std::vector<NetworkParameter>& candidates,
+                          const std::vector<NetworkFitSeries>& series, const NetworkSimulator& simulate,
+                          std::size_t rows, NetworkFitResult& result)
+{
+  std::vector<double> x0;
+  for (const auto& p : candidates) {
+    const Coordinate c = coordinate_of(p);
+    x0.push_back(std::clamp(coordinate_of_value(p, std::max(start_value(base, p), 1e-300)), c.lower, c.upper));
+  }
+  Problem probe(base, candidates, series, simulate);
+  const auto r0 = probe.residuals_at(x0);
+  result.start_rms_log_error = std::sqrt(sum_of_squares(r0) / static_cast<double>(rows));
+  Informed informed;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const Coordinate c = coordinate_of(candidates[k]);
+    auto moved = x0;
+    moved[k] = x0[k] + c.probe;
+    if (moved[k] < c.lower || moved[k] > c.upper)
+      moved[k] = x0[k] - c.probe;
+    const auto r = probe.residuals_at(moved);
+    bool depends = false;
+    for (std::size_t i = 0; i < rows; ++i)
+      depends = depends || std::abs(r[i] - r0[i]) > kDependence;
+    if (depends) {
+      informed.parameters.push_back(candidates[k]);
+      informed.start.push_back(x0[k]);
+    } else {
+      result.uninformed.push_back(candidates[k]);
+    }
+  }
+  result.evaluations = probe.evaluations();
+  return informed;
+}
+
+/// Minimises the sum of squared log errors over `problem`'s parameters from `x` (BOBYQA within their
+/// coordinates' bounds), leaving the best point in `x`.
+void minimise(Problem& problem, const std::vector<NetworkParameter>& informed, const std::vector<Coordinate>& coordinates,
+              const NetworkFitOptions& options, std::vector<double>& x)
+{
+  std::vector<double> lower, upper, steps;
+  for (const auto& c : coordinates) {
+    lower.push_back(c.lower);
+    upper.push_back(c.upper);
+    steps.push_back(c.initial_step);
+  }
+  Objective o{problem, nullptr};
+  nlopt::opt optimizer(nlopt::LN_BOBYQA, static_cast<unsigned>(informed.size()));
+  optimizer.set_lower_bounds(lower);
+  optimizer.set_upper_bounds(upper);
+  optimizer.set_initial_step(steps);
+  optimizer.set_min_objective(objective, &o);
+  std::vector<double> tolerance;
+  for (const auto& p : informed)
+    tolerance.push_back(p.group == NetworkParameter::Group::Network ? 1e-5 : 1e-3); // 0.001 %, 1 ns
+  optimizer.set_xtol_abs(tolerance);
+  optimizer.set_ftol_rel(1e-10);
+  optimizer.set_maxeval(options.max_evaluations);
+  double minimum = 0;
+  try {
+    optimizer.optimize(x, minimum);
+  } catch (const nlopt::forced_stop&) {
+    if (o.error)
+      std::rethrow_exception(o.error);
+    throw;
+  } catch (const nlopt::roundoff_limited&) {
+    // the best point so far is in x
+  }
+}
+
 } // namespace
 
 std::vector<NetworkParameter> network_parameter_candidates(const model::Platform& platform, const std::vector<int>& gpus)
@@ -271,94 +363,31 @@ NetworkFitResult fit_network(const model::LinkFractions& start, const std::vecto
     throw std::invalid_argument("network fit: no measured series");
   if (candidates.empty())
     throw std::invalid_argument("network fit: no parameters to fit");
-  std::size_t rows = 0;
-  for (const auto& s : series) {
-    rows += s.measured_s.size();
-    for (double t : s.measured_s)
-      if (!(t > 0) || !std::isfinite(t))
-        throw std::invalid_argument("network fit: " + s.name + " has a measured time that is not positive");
-  }
-  if (rows == 0)
-    throw std::invalid_argument("network fit: the series have no rows");
-
+  const std::size_t rows = checked_rows(series);
   model::LinkFractions base = start;
   base.every_link.reset();
-  std::vector<double> x0;
-  for (const auto& p : candidates) {
-    const Coordinate c = coordinate_of(p);
-    x0.push_back(std::clamp(coordinate_of_value(p, std::max(start_value(base, p), 1e-300)), c.lower, c.upper));
-  }
 
-  // Probe: which candidates any row depends on.
   NetworkFitResult result;
-  Problem probe(base, candidates, series, simulate);
-  const auto r0 = probe.residuals_at(x0);
-  result.start_rms_log_error = std::sqrt(sum_of_squares(r0) / static_cast<double>(rows));
-  std::vector<NetworkParameter> informed;
-  std::vector<double> x, informed_start;
-  for (std::size_t k = 0; k < candidates.size(); ++k) {
-    const Coordinate c = coordinate_of(candidates[k]);
-    auto moved = x0;
-    moved[k] = x0[k] + c.probe;
-    if (moved[k] < c.lower || moved[k] > c.upper)
-      moved[k] = x0[k] - c.probe;
-    const auto r = probe.residuals_at(moved);
-    bool depends = false;
-    for (std::size_t i = 0; i < rows; ++i)
-      depends = depends || std::abs(r[i] - r0[i]) > kDependence;
-    if (depends) {
-      informed.push_back(candidates[k]);
-      x.push_back(x0[k]);
-      informed_start.push_back(x0[k]);
-    } else {
-      result.uninformed.push_back(candidates[k]);
-    }
-  }
-  result.evaluations = probe.evaluations();
-  if (informed.empty())
+  const Informed informed = probe_candidates(base, candidates, series, simulate, rows, result);
+  if (informed.parameters.empty())
     throw std::invalid_argument("network fit: no row's simulated time depends on any of the parameters");
 
-  Problem problem(base, informed, series, simulate);
+  Problem problem(base, informed.parameters, series, simulate);
   std::vector<Coordinate> coordinates;
-  std::vector<double> lower, upper, steps;
-  for (const auto& p : informed) {
+  for (const auto& p : informed.parameters)
     coordinates.push_back(coordinate_of(p));
-    lower.push_back(coordinates.back().lower);
-    upper.push_back(coordinates.back().upper);
-    steps.push_back(coordinates.back().initial_step);
-  }
-  Objective o{problem, nullptr};
-  nlopt::opt optimizer(nlopt::LN_BOBYQA, static_cast<unsigned>(informed.size()));
-  optimizer.set_lower_bounds(lower);
-  optimizer.set_upper_bounds(upper);
-  optimizer.set_initial_step(steps);
-  optimizer.set_min_objective(objective, &o);
-  std::vector<double> tolerance;
-  for (const auto& p : informed)
-    tolerance.push_back(p.group == NetworkParameter::Group::Network ? 1e-5 : 1e-3); // 0.001 %, 1 ns
-  optimizer.set_xtol_abs(tolerance);
-  optimizer.set_ftol_rel(1e-10);
-  optimizer.set_maxeval(options.max_evaluations);
-  double minimum = 0;
-  try {
-    optimizer.optimize(x, minimum);
-  } catch (const nlopt::forced_stop&) {
-    if (o.error)
-      std::rethrow_exception(o.error);
-    throw;
-  } catch (const nlopt::roundoff_limited&) {
-    // the best point so far is in x
-  }
+  std::vector<double> x = informed.start;
+  minimise(problem, informed.parameters, coordinates, options, x);
 
   result.links = problem.links_at(x);
   result.fitted_s = problem.simulate(x);
   const auto residuals = problem.residuals(result.fitted_s);
   result.rms_log_error = std::sqrt(sum_of_squares(residuals) / static_cast<double>(rows));
-  for (std::size_t k = 0; k < informed.size(); ++k) {
+  for (std::size_t k = 0; k < informed.parameters.size(); ++k) {
     NetworkFittedParameter p;
-    p.parameter = informed[k];
-    p.start = value_of(informed[k], informed_start[k]);
-    p.fitted.value = value_of(informed[k], x[k]);
+    p.parameter = informed.parameters[k];
+    p.start = value_of(informed.parameters[k], informed.start[k]);
+    p.fitted.value = value_of(informed.parameters[k], x[k]);
     result.parameters.push_back(p);
   }
   add_uncertainties(problem, x, coordinates, residuals, result);
