@@ -12,9 +12,9 @@ struct ErrorLists {
   std::vector<double> all;
   std::map<std::string, std::vector<double>> by_benchmark, by_bucket;
 
-  void add(const CalibrationCase& c, double predicted_minutes)
+  void add(const CalibrationCase& c, double predicted_s)
   {
-    const double ape = absolute_percentage_error(predicted_minutes, c.actual_minutes);
+    const double ape = absolute_percentage_error(predicted_s, c.actual_s);
     all.push_back(ape);
     by_benchmark[c.benchmark].push_back(ape);
     by_bucket[bucket_label(c.accelerators)].push_back(ape);
@@ -32,12 +32,12 @@ struct ErrorLists {
   }
 };
 
-bool predicted(double minutes) { return minutes > 0 && std::isfinite(minutes); }
+bool predicted(double time_s) { return time_s > 0 && std::isfinite(time_s); }
 
 } // namespace
 
 ModeComparison compare_mode(ValidationMode mode, const std::vector<CalibrationCase>& cases,
-                            const std::vector<ValidationFold>& folds, const std::vector<double>& gpuscale_minutes,
+                            const std::vector<ValidationFold>& folds, const std::vector<double>& gpuscale_s,
                             const std::vector<std::optional<ScalingRegression::Prediction>>& regression)
 {
   using Source = ScalingRegression::InterceptSource;
@@ -47,8 +47,8 @@ ModeComparison compare_mode(ValidationMode mode, const std::vector<CalibrationCa
   for (const auto& fold : folds)
     for (std::size_t i : fold.predicted) {
       ++comparison.left_out;
-      const bool by_gpuscale = predicted(gpuscale_minutes[i]);
-      const bool by_regression = regression[i].has_value() && predicted(regression[i]->minutes);
+      const bool by_gpuscale = predicted(gpuscale_s[i]);
+      const bool by_regression = regression[i].has_value() && predicted(regression[i]->time_s);
       comparison.gpuscale_unpredicted += by_gpuscale ? 0 : 1;
       comparison.regression_unpredicted += by_regression ? 0 : 1;
       if (by_regression) {
@@ -58,8 +58,8 @@ ModeComparison compare_mode(ValidationMode mode, const std::vector<CalibrationCa
       if (!by_gpuscale || !by_regression)
         continue; // judged only where both predicted, so both are judged on the same results
       ++comparison.compared;
-      ours.add(cases[i], gpuscale_minutes[i]);
-      theirs.add(cases[i], regression[i]->minutes);
+      ours.add(cases[i], gpuscale_s[i]);
+      theirs.add(cases[i], regression[i]->time_s);
     }
   comparison.gpuscale = ours.summarise();
   comparison.regression = theirs.summarise();
@@ -74,7 +74,7 @@ ModeComparison compare_mode(ValidationMode mode, const std::vector<CalibrationCa
 }
 
 std::vector<ModeComparison> compare_with_regression(const std::vector<CalibrationCase>& cases,
-                                                    const LeftOutMinutes& gpuscale)
+                                                    const LeftOutSeconds& gpuscale)
 {
   std::vector<ModeComparison> comparisons;
   for (auto mode : all_validation_modes()) {

@@ -48,15 +48,15 @@ struct ModeComparison {
   }
 };
 
-/// The comparison in `mode` over `folds` (validation_folds(mode, cases)): `gpuscale_minutes` gpuscale's
+/// The comparison in `mode` over `folds` (validation_folds(mode, cases)): `gpuscale_s` gpuscale's
 /// left-out predictions (0: none), `regression` the regression's over the same folds.
 ModeComparison compare_mode(ValidationMode mode, const std::vector<CalibrationCase>& cases,
-                            const std::vector<ValidationFold>& folds, const std::vector<double>& gpuscale_minutes,
+                            const std::vector<ValidationFold>& folds, const std::vector<double>& gpuscale_s,
                             const std::vector<std::optional<ScalingRegression::Prediction>>& regression);
 
-/// compare_mode for every mode: gpuscale's predictions as given (left_out_minutes_by_mode), the
+/// compare_mode for every mode: gpuscale's predictions as given (left_out_s_by_mode), the
 /// regression fitted here on the same folds.
 std::vector<ModeComparison> compare_with_regression(const std::vector<CalibrationCase>& cases,
-                                                    const LeftOutMinutes& gpuscale);
+                                                    const LeftOutSeconds& gpuscale);
 
 } // namespace gpuscale::analysis

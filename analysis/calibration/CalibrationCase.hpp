@@ -33,7 +33,7 @@ struct CalibrationCase {
   int accelerators = 0;
   int nodes = 0;
   int global_batch_size = 0;
-  double actual_minutes = 0; ///< the MLPerf score (unscaled olympic mean)
+  double actual_s = 0;       ///< the MLPerf score (unscaled olympic mean), seconds
 
   // Reference simulation (at `reference` efficiencies)
   model::Efficiency reference;
@@ -44,9 +44,9 @@ struct CalibrationCase {
   double comm_s = 0;               ///< communication busy time (all streams)
   double exposed_comm_s = 0;       ///< step time not covered by compute
   double host_limit_s = 0;         ///< step time the host CPUs can feed (0: not limiting / not modelled)
-  double minutes_per_step_s = 0;   ///< (training + evaluation minutes) / effective step seconds
-  double fixed_minutes = 0;        ///< the convergence table's run-start overhead, minutes
-  double reference_minutes = 0;    ///< simulated time to train at `reference`
+  double step_equivalents = 0;     ///< (training + evaluation seconds) / effective step seconds
+  double fixed_s = 0;              ///< the convergence table's run-start overhead
+  double reference_s = 0;          ///< simulated time to train at `reference`
   double simulation_s = 0;         ///< wall-clock seconds the reference simulation took
 
   /// Fills profile and reference_busy_s from work and reference; call once work is set.

@@ -1,4 +1,5 @@
 #include "analysis/calibration/CalibrationFit.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <nlopt.hpp>
 
@@ -24,7 +25,7 @@ struct Problem {
 double residual(const Problem& p, std::size_t i, const std::vector<double>& x)
 {
   const auto& c = p.cases[p.used[i]];
-  return std::log(p.space.predict_minutes(c, x) / c.actual_minutes);
+  return std::log(p.space.predict_s(c, x) / c.actual_s);
 }
 
 /// kPriorResidualLogSd^2 / tau_j^2 per parameter (0 without prior): the prior's weight in the
@@ -152,7 +153,7 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
     const double se_x = std::sqrt(sigma2 * covariance[j * n + j]);
     const bool run_overhead = params[j].group == ParameterSpace::Group::Overhead;
     const bool log_scale = !run_overhead && params[j].group != ParameterSpace::Group::StepOverhead;
-    f.standard_error = log_scale ? f.value * se_x : (run_overhead ? 60.0 * se_x : se_x);
+    f.standard_error = log_scale ? f.value * se_x : (run_overhead ? units::from_minutes(se_x) : se_x);
     f.results = dependent[j];
     const double span = params[j].upper - params[j].lower;
     const bool at_bound = result.x[j] - params[j].lower < 1e-4 * span || params[j].upper - result.x[j] < 1e-4 * span;
@@ -165,7 +166,7 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
     } else if (log_scale && se_x > kUnidentifiedLogError) {
       f.identified = false;
       f.note = "1-sigma above a factor 1.65: the data barely constrain it";
-    } else if (!log_scale && !(f.standard_error < std::max(run_overhead ? 60.0 : 0.01, f.value))) {
+    } else if (!log_scale && !(f.standard_error < std::max(run_overhead ? units::kSecondsPerMinute : 0.01, f.value))) {
       f.identified = false;
       f.note = "1-sigma larger than the value: the data barely constrain it";
     }
@@ -198,7 +199,7 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
 double prior_sd(const ParameterSpace::Parameter& p)
 {
   switch (p.group) { // optimiser coordinates (ParameterSpace::value_of): run overhead in minutes
-    case ParameterSpace::Group::Overhead: return kRunOverheadPriorSd_s / 60.0;
+    case ParameterSpace::Group::Overhead: return units::to_minutes(kRunOverheadPriorSd_s);
     case ParameterSpace::Group::StepOverhead: return kStepOverheadPriorSd_s;
     default: return 0.0;
   }

@@ -1,6 +1,7 @@
 #include "analysis/calibration/CalibrationSurrogate.hpp"
 
 #include "sim/model/Calibration.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +15,8 @@ namespace {
 constexpr double kComputeLow = model::kComputeRange.lower, kComputeHigh = model::kComputeRange.upper, kComputeStart = 0.8;
 constexpr double kGenerationLow = model::kGenerationRange.lower, kGenerationHigh = model::kGenerationRange.upper;
 constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kMemoryRange.upper, kMemoryStart = 0.7;
-constexpr double kOverheadHighMin = model::kRunOverheadRange_s.upper / 60.0, kOverheadStartMin = 1.0; // the fit works in minutes
+// The run-overhead coordinate is minutes (ParameterSpace): its bound and start here are coordinates.
+constexpr double kOverheadHighMin = units::to_minutes(model::kRunOverheadRange_s.upper), kOverheadStartMin = 1.0;
 constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepOverheadStart_s = 0.01;
 constexpr double kLinkStart = 0.5;
 
@@ -61,7 +63,7 @@ std::vector<double> ParameterSpace::start() const
 double ParameterSpace::value_of(std::size_t index, const std::vector<double>& x) const
 {
   switch (parameters_[index].group) {
-    case Group::Overhead: return 60.0 * x[index];
+    case Group::Overhead: return units::from_minutes(x[index]);
     case Group::StepOverhead: return x[index];
     default: return std::exp(x[index]);
   }
@@ -100,7 +102,7 @@ double ParameterSpace::overhead_s(const std::string& benchmark, const std::vecto
 {
   for (std::size_t i = 0; i < parameters_.size(); ++i)
     if (parameters_[i].group == Group::Overhead && parameters_[i].label == benchmark)
-      return 60.0 * x[i];
+      return units::from_minutes(x[i]);
   return 0.0;
 }
 
@@ -112,12 +114,12 @@ double ParameterSpace::communication_ratio(const CalibrationCase& c, const std::
   return 1.0;
 }
 
-double ParameterSpace::predict_minutes(const CalibrationCase& c, const std::vector<double>& x) const
+double ParameterSpace::predict_s(const CalibrationCase& c, const std::vector<double>& x) const
 {
-  return surrogate_minutes(c, efficiency(c, x), overhead_s(c.benchmark, x), communication_ratio(c, x));
+  return surrogate_s(c, efficiency(c, x), overhead_s(c.benchmark, x), communication_ratio(c, x));
 }
 
-double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
+double surrogate_s(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
                          double communication_ratio)
 {
   const double busy0 = c.reference_busy_s;
@@ -130,7 +132,7 @@ double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& effi
   const double exposed = std::max({0.0, c.exposed_comm_s * r, c.comm_s * r - hidden0 * scale});
   const double residual = c.iteration_s - busy0 - c.exposed_comm_s - c.reference.step_overhead_s;
   const double step = std::max(busy + exposed + residual + efficiency.step_overhead_s, c.host_limit_s);
-  return step * c.minutes_per_step_s + c.fixed_minutes + overhead_s / 60.0;
+  return step * c.step_equivalents + c.fixed_s + overhead_s;
 }
 
 } // namespace gpuscale::analysis

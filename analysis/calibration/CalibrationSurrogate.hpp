@@ -8,7 +8,7 @@
 ///             for links measured by nccl-tests (held), f0 / f for a fitted scale-up link class;
 ///             what compute hid at the reference shrinks and grows with compute
 ///   step   = max(busy + exposed + (step0 - busy0 - E0 - o0) + step_overhead[b], host limit)
-///   minutes = step x (training + evaluation minutes per step second) + table overhead + overhead[b]
+///   time   = step x (training + evaluation seconds per step second) + table overhead + overhead[b]
 ///
 /// Exact at the reference efficiencies; away from them only the overlap of communication with
 /// compute is approximated (re-simulation measures the difference).
@@ -21,7 +21,9 @@
 namespace gpuscale::analysis {
 
 /// The free parameters, in the optimiser's coordinates: log(value) for efficiencies and factors,
-/// minutes for overheads.
+/// minutes for run overheads (a coordinate scaled for the optimiser, so that its initial step and
+/// tolerances are of the same order as the others'; the value it stands for is seconds), seconds for
+/// step overheads.
 class ParameterSpace {
 public:
   enum class Group { Compute, Generation, Memory, Network, Overhead, StepOverhead };
@@ -45,8 +47,8 @@ public:
   /// step overheads.
   double value_of(std::size_t index, const std::vector<double>& x) const;
 
-  /// Surrogate minutes for `c` at parameters `x`.
-  double predict_minutes(const CalibrationCase& c, const std::vector<double>& x) const;
+  /// Surrogate time to train of `c` at parameters `x`, seconds.
+  double predict_s(const CalibrationCase& c, const std::vector<double>& x) const;
   /// The efficiencies `c` runs at under `x`.
   model::Efficiency efficiency(const CalibrationCase& c, const std::vector<double>& x) const;
   double overhead_s(const std::string& benchmark, const std::vector<double>& x) const;
@@ -61,8 +63,8 @@ private:
 };
 
 /// The surrogate for given efficiencies and overhead (seconds): the formula above, communication
-/// scaled by `communication_ratio` (ParameterSpace::communication_ratio).
-double surrogate_minutes(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
+/// scaled by `communication_ratio` (ParameterSpace::communication_ratio); seconds.
+double surrogate_s(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
                          double communication_ratio = 1.0);
 
 } // namespace gpuscale::analysis

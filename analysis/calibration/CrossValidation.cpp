@@ -51,7 +51,7 @@ std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<C
     }
     const auto fit = fit_calibration(space, cases, use, warm, false);
     for (std::size_t i : fold.predicted)
-      predicted[i] = space.predict_minutes(cases[i], fit.x);
+      predicted[i] = space.predict_s(cases[i], fit.x);
   }
   return predicted;
 }
@@ -63,19 +63,19 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
   return refit_folds(space, cases, group_folds(cases, group_of), start);
 }
 
-std::vector<double> left_out_minutes(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+std::vector<double> left_out_s(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
                                      ValidationMode mode, const std::vector<double>& start)
 {
   return refit_folds(space, cases, validation_folds(mode, cases), start);
 }
 
-LeftOutMinutes left_out_minutes_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+LeftOutSeconds left_out_s_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
                                         const std::vector<double>& start)
 {
-  LeftOutMinutes minutes;
+  LeftOutSeconds predicted_s;
   for (auto mode : all_validation_modes())
-    minutes[mode] = left_out_minutes(space, cases, mode, start);
-  return minutes;
+    predicted_s[mode] = left_out_s(space, cases, mode, start);
+  return predicted_s;
 }
 
 double absolute_percentage_error(double predicted, double actual)

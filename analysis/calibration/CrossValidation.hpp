@@ -13,7 +13,7 @@
 
 namespace gpuscale::analysis {
 
-/// Predicted minutes of every case by the fit of the fold that predicts it (0 for a case no fold
+/// Predicted seconds of every case by the fit of the fold that predicts it (0 for a case no fold
 /// predicts, or whose fold has no training case). `start`: the full fit's coordinates (a warm
 /// start); parameters the fold's training cases do not inform start at the space's neutral value.
 std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
@@ -25,11 +25,11 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
                                     const std::vector<double>& start);
 
 /// gpuscale's left-out predictions in `mode` (refit_folds over validation_folds(mode, cases)).
-std::vector<double> left_out_minutes(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+std::vector<double> left_out_s(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
                                      ValidationMode mode, const std::vector<double>& start);
 
-/// left_out_minutes of every mode: what validate compares and the prediction intervals summarise.
-LeftOutMinutes left_out_minutes_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
+/// left_out_s of every mode: what validate compares and the prediction intervals summarise.
+LeftOutSeconds left_out_s_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
                                         const std::vector<double>& start);
 
 /// The q-quantile of ascending `sorted` by linear interpolation between order statistics (numpy's

@@ -1,6 +1,7 @@
 #include "analysis/calibration/PredictionIntervals.hpp"
 
 #include "analysis/calibration/CrossValidation.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,9 +15,9 @@ namespace {
 
 constexpr double kTailFraction = (1.0 - model::kIntervalLevel) / 2.0; // 0.1 below, 0.1 above
 
-double log_residual(const CalibrationCase& c, double predicted_minutes)
+double log_residual(const CalibrationCase& c, double predicted_s)
 {
-  return std::log(c.actual_minutes / predicted_minutes);
+  return std::log(c.actual_s / predicted_s);
 }
 
 double largest(const std::vector<double>& values)
@@ -60,8 +61,8 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
     const auto& v = it->second;
     switch (p.group) { // optimiser coordinates (ParameterSpace::value_of)
       case Group::Overhead:
-        x[j] = v.value / 60.0;
-        sigma[j] = v.standard_error / 60.0;
+        x[j] = units::to_minutes(v.value);
+        sigma[j] = units::to_minutes(v.standard_error);
         break;
       case Group::StepOverhead:
         x[j] = v.value;
@@ -82,7 +83,7 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
     up[j] += h;
     down[j] -= h;
     const double slope =
-        (std::log(space.predict_minutes(c, up)) - std::log(space.predict_minutes(c, down))) / (2.0 * h);
+        (std::log(space.predict_s(c, up)) - std::log(space.predict_s(c, down))) / (2.0 * h);
     if (std::isfinite(slope))
       variance += slope * slope * sigma[j] * sigma[j];
   }
@@ -91,15 +92,15 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
 
 std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space,
                                                      const std::vector<CalibrationCase>& cases,
-                                                     const LeftOutMinutes& left_out,
+                                                     const LeftOutSeconds& left_out,
                                                      const model::Calibration& calibration)
 {
   using model::PredictionRegime;
   std::map<std::string, std::set<std::string>> families_of_generation;
   for (const auto& c : cases)
     families_of_generation[c.generation].insert(c.family);
-  const auto& loso_minutes = left_out.at(ValidationMode::LeaveOneSystemOut);
-  const auto& lofo_minutes = left_out.at(ValidationMode::LeaveOneFamilyOut);
+  const auto& loso_s = left_out.at(ValidationMode::LeaveOneSystemOut);
+  const auto& lofo_s = left_out.at(ValidationMode::LeaveOneFamilyOut);
   const auto& beyond = left_out.at(ValidationMode::ScaleExtrapolation);
   const auto& later = left_out.at(ValidationMode::LeaveRoundOut);
 
@@ -119,10 +120,10 @@ std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
-    add(PredictionRegime::CalibratedFamily, i, loso_minutes[i]);
+    add(PredictionRegime::CalibratedFamily, i, loso_s[i]);
     const bool alone = families_of_generation[c.generation].size() == 1;
     add(alone ? PredictionRegime::UncalibratedGeneration : PredictionRegime::NewFamilyCalibratedGeneration, i,
-        lofo_minutes[i]);
+        lofo_s[i]);
     add(PredictionRegime::BeyondCalibratedScale, i, beyond[i]);
     add(PredictionRegime::LaterRound, i, later[i]);
   }

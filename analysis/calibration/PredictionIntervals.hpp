@@ -24,21 +24,21 @@ struct ModeResiduals {
   std::vector<double> parameter_log_sd; ///< parameter_log_sd of each case, parallel to `cases`
 };
 
-/// The log-sd of `c`'s surrogate minutes implied by `calibration`'s standard errors (delta method over
+/// The log-sd of `c`'s surrogate time implied by `calibration`'s standard errors (delta method over
 /// the parameters `space` gives `c`, central differences). The calibration stores 1-sigma per
 /// parameter, not their correlations, so the parameters are taken as uncorrelated; parameters the
 /// calibration lacks (an uncalibrated generation: factor 1) count with no uncertainty.
 double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, const model::Calibration& calibration);
 
 /// The left-out residuals of every prediction regime, from the left-out predictions of the validation
-/// modes (left_out_minutes_by_mode, CrossValidation.hpp): calibrated_family from leave_one_system_out;
+/// modes (left_out_s_by_mode, CrossValidation.hpp): calibrated_family from leave_one_system_out;
 /// new_family_calibrated_generation and uncalibrated_generation from leave_one_family_out, by whether
 /// another family shares the case's generation; beyond_calibrated_scale from scale_extrapolation;
 /// later_round from leave_round_out. `calibration`: whose standard errors give each case's
 /// parameter_log_sd.
 std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space,
                                                      const std::vector<CalibrationCase>& cases,
-                                                     const LeftOutMinutes& left_out,
+                                                     const LeftOutSeconds& left_out,
                                                      const model::Calibration& calibration);
 
 /// The split-conformal bounds of an 80 % interval from n sorted left-out log residuals: the

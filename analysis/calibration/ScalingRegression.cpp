@@ -11,7 +11,7 @@ namespace {
 /// One benchmark's training results, by family.
 struct FamilyResults {
   std::string generation;
-  std::vector<double> log_accelerators, log_minutes;
+  std::vector<double> log_accelerators, log_s;
 };
 
 double mean_of(const std::vector<double>& values)
@@ -44,7 +44,7 @@ ScalingRegression::ScalingRegression(const std::vector<CalibrationCase>& cases, 
     auto& results = by_benchmark[c.benchmark][c.family];
     results.generation = c.generation;
     results.log_accelerators.push_back(std::log(static_cast<double>(c.accelerators)));
-    results.log_minutes.push_back(std::log(c.actual_minutes));
+    results.log_s.push_back(std::log(c.actual_s));
   }
   for (const auto& [benchmark, families] : by_benchmark) {
     BenchmarkFit& fit = benchmarks_[benchmark];
@@ -53,8 +53,8 @@ ScalingRegression::ScalingRegression(const std::vector<CalibrationCase>& cases, 
       // s held at 1: a = mean of log t + log n, the least-squares intercept at that slope.
       for (const auto& [family, results] : families) {
         std::vector<double> offsets;
-        for (std::size_t k = 0; k < results.log_minutes.size(); ++k)
-          offsets.push_back(results.log_minutes[k] + results.log_accelerators[k]);
+        for (std::size_t k = 0; k < results.log_s.size(); ++k)
+          offsets.push_back(results.log_s[k] + results.log_accelerators[k]);
         fit.intercepts[family] = {mean_of(offsets), results.generation};
       }
       continue;
@@ -65,12 +65,12 @@ ScalingRegression::ScalingRegression(const std::vector<CalibrationCase>& cases, 
     const std::size_t columns = families.size() + 1;
     std::size_t column = 0;
     for (const auto& [family, results] : families) {
-      for (std::size_t k = 0; k < results.log_minutes.size(); ++k) {
+      for (std::size_t k = 0; k < results.log_s.size(); ++k) {
         std::vector<double> row(columns, 0.0);
         row[column] = 1.0;
         row.back() = -results.log_accelerators[k];
         rows.push_back(std::move(row));
-        y.push_back(results.log_minutes[k]);
+        y.push_back(results.log_s[k]);
       }
       ++column;
     }
@@ -91,18 +91,18 @@ std::optional<ScalingRegression::Prediction> ScalingRegression::predict(const Ca
   Prediction prediction;
   double a = 0;
   if (const auto own = fit.intercepts.find(c.family); own != fit.intercepts.end()) {
-    a = own->second.log_minutes;
+    a = own->second.log_s;
   } else {
     std::vector<double> same_generation, all;
     for (const auto& [family, intercept] : fit.intercepts) {
-      all.push_back(intercept.log_minutes);
+      all.push_back(intercept.log_s);
       if (intercept.generation == c.generation)
-        same_generation.push_back(intercept.log_minutes);
+        same_generation.push_back(intercept.log_s);
     }
     prediction.source = same_generation.empty() ? InterceptSource::BenchmarkMean : InterceptSource::GenerationMean;
     a = mean_of(same_generation.empty() ? all : same_generation);
   }
-  prediction.minutes = std::exp(a - fit.slope * std::log(static_cast<double>(c.accelerators)));
+  prediction.time_s = std::exp(a - fit.slope * std::log(static_cast<double>(c.accelerators)));
   return prediction;
 }
 
@@ -124,7 +124,7 @@ std::optional<double> ScalingRegression::intercept(const std::string& benchmark,
   if (it == benchmarks_.end())
     return std::nullopt;
   const auto own = it->second.intercepts.find(family);
-  return own == it->second.intercepts.end() ? std::nullopt : std::optional<double>(own->second.log_minutes);
+  return own == it->second.intercepts.end() ? std::nullopt : std::optional<double>(own->second.log_s);
 }
 
 std::vector<std::optional<ScalingRegression::Prediction>> regression_left_out(const std::vector<CalibrationCase>& cases,

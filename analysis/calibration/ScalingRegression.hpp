@@ -4,7 +4,7 @@
 ///
 ///   log t = a[benchmark, accelerator family] - s[benchmark] log n
 ///
-/// t the MLPerf score in minutes, n the number of accelerators; fitted by ordinary least squares
+/// t the MLPerf score in seconds, n the number of accelerators; fitted by ordinary least squares
 /// (analysis/maths fit_linear, Eigen's column-pivoting QR) on a split's training results, one
 /// independent fit per benchmark (no parameter spans two benchmarks).
 ///
@@ -32,7 +32,7 @@ public:
   /// Where a prediction's intercept came from (the rules above).
   enum class InterceptSource { Fitted, GenerationMean, BenchmarkMean };
   struct Prediction {
-    double minutes = 0;
+    double time_s = 0; ///< predicted time to train, seconds
     InterceptSource source = InterceptSource::Fitted;
   };
 
@@ -47,12 +47,12 @@ public:
   std::optional<double> slope(const std::string& benchmark) const;
   /// Whether the benchmark's training results identify s (some family at two accelerator counts).
   bool slope_identified(const std::string& benchmark) const;
-  /// a[benchmark, family] as fitted (log minutes); nullopt for a pair without training results.
+  /// a[benchmark, family] as fitted (log seconds); nullopt for a pair without training results.
   std::optional<double> intercept(const std::string& benchmark, const std::string& family) const;
 
 private:
   struct FamilyIntercept {
-    double log_minutes = 0;
+    double log_s = 0;
     std::string generation;
   };
   struct BenchmarkFit {

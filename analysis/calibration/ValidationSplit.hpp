@@ -32,9 +32,9 @@ struct ValidationFold {
   std::vector<std::size_t> predicted; ///< indices of the cases this fold predicts
 };
 
-/// Left-out predictions of one model, minutes per case: 0 where the mode predicts no such case (its
+/// Left-out predictions of one model, seconds per case: 0 where the mode predicts no such case (its
 /// training rounds, the small results of the scale split) or the model could not predict it.
-using LeftOutMinutes = std::map<ValidationMode, std::vector<double>>;
+using LeftOutSeconds = std::map<ValidationMode, std::vector<double>>;
 
 /// One fold per value of `group_of`: the group's cases predicted by a fit on every other case.
 std::vector<ValidationFold> group_folds(const std::vector<CalibrationCase>& cases,

@@ -66,11 +66,11 @@ std::vector<double> surrogate_differences(const mlperf::CaseSet& set, const anal
     if (std::abs(excess[i]) <= mlperf::kUncontendedExcess)
       scenarios[i].scenario.executor = model::StepExecutorKind::Analytical;
   }
-  const auto simulated = mlperf::simulate_minutes(scenarios, fitted, workers, print_case_progress);
+  const auto simulated = mlperf::simulate_s(scenarios, fitted, workers, print_case_progress);
   std::vector<double> differences;
   for (std::size_t i = 0; i < simulated.size(); ++i)
     if (std::isfinite(simulated[i]))
-      differences.push_back(analysis::absolute_percentage_error(space.predict_minutes(set.cases[i], fit_x), simulated[i]));
+      differences.push_back(analysis::absolute_percentage_error(space.predict_s(set.cases[i], fit_x), simulated[i]));
   return differences;
 }
 
@@ -98,12 +98,12 @@ void run_calibrate(const CalibrateOptions& options)
   const analysis::ParameterSpace space(set.cases);
   const auto fit = analysis::fit_calibration(space, set.cases);
   std::vector<double> in_sample, loso;
-  const analysis::LeftOutMinutes left_out = analysis::left_out_minutes_by_mode(space, set.cases, fit.x);
-  const auto& loso_minutes = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
+  const analysis::LeftOutSeconds left_out = analysis::left_out_s_by_mode(space, set.cases, fit.x);
+  const auto& loso_s = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
   for (std::size_t i = 0; i < set.cases.size(); ++i) {
     in_sample.push_back(
-        analysis::absolute_percentage_error(space.predict_minutes(set.cases[i], fit.x), set.cases[i].actual_minutes));
-    loso.push_back(analysis::absolute_percentage_error(loso_minutes[i], set.cases[i].actual_minutes));
+        analysis::absolute_percentage_error(space.predict_s(set.cases[i], fit.x), set.cases[i].actual_s));
+    loso.push_back(analysis::absolute_percentage_error(loso_s[i], set.cases[i].actual_s));
   }
 
   // The surrogate against the simulator at the fitted parameters.

@@ -6,6 +6,7 @@
 #include "sim/config/PlatformReader.hpp"
 #include "sim/results/MlperfTables.hpp"
 #include "sim/run/Version.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
 
@@ -47,8 +48,8 @@ results::MlperfScoreRow score_row(const model::MlperfEntry& e, const model::Plat
   row.global_batch_size = e.global_batch_size;
   row.n_runs = static_cast<std::int64_t>(e.runs.size());
   row.n_converged = e.n_converged;
-  row.score_minutes = e.score_minutes.value_or(NAN);
-  row.median_run_minutes = e.median_run_minutes;
+  row.score_minutes = e.score_s ? units::to_minutes(*e.score_s) : NAN;
+  row.median_run_minutes = units::to_minutes(e.median_run_s);
   row.mean_samples_to_converge = e.mean_samples_to_converge;
   row.mean_epochs_to_converge = e.mean_epochs_to_converge;
   row.mean_throughput_samples_per_s = e.mean_throughput_samples_per_s;
@@ -67,14 +68,14 @@ results::MlperfRunRow run_row(const model::MlperfEntry& e, const model::MlperfRu
   row.problem = r.problem;
   row.run_start_ms = r.run_start_ms;
   row.run_stop_ms = r.run_stop_ms;
-  row.run_minutes = r.run_stop_ms > 0 ? r.run_minutes() : 0.0;
+  const double run_s = r.run_stop_ms > 0 ? r.run_s() : 0.0;
+  row.run_minutes = units::to_minutes(run_s);
   row.global_batch_size = r.global_batch_size;
   row.seed = r.seed;
   row.samples_to_converge = r.samples_to_converge;
   row.epochs_to_converge = r.epochs_to_converge;
   row.samples_processed = r.samples_processed;
-  const double seconds = row.run_minutes * 60.0;
-  row.throughput_samples_per_s = seconds > 0 ? r.samples_processed / seconds : 0.0;
+  row.throughput_samples_per_s = run_s > 0 ? r.samples_processed / run_s : 0.0;
   return row;
 }
 

@@ -11,6 +11,7 @@
 #include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
 #include "sim/model/BenchmarkName.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
 
@@ -57,7 +58,7 @@ struct Prediction {
   std::string gbs_source; ///< where the global batch size comes from
   std::string regime;     ///< the validation mode whose errors give the interval
   double parameter_sd = 0; ///< the request's parameter log-sd, through the surrogate
-  std::optional<std::pair<double, double>> interval; ///< minutes; absent without left-out results
+  std::optional<std::pair<double, double>> interval; ///< seconds; absent without left-out results
   std::vector<std::string> notes;
 };
 
@@ -106,10 +107,11 @@ Prediction make_prediction(const PredictOptions& options)
   // The request's own parameter uncertainty, through the surrogate of its simulated step.
   analysis::CalibrationCase request = mlperf::simulated_case(built, r);
   request.benchmark = *benchmark;
-  request.fixed_minutes -= calibration.overhead_s_for(*benchmark) / 60.0; // the surrogate adds it itself
+  request.fixed_s -= calibration.overhead_s_for(*benchmark); // the surrogate adds it itself
   p.parameter_sd =
       analysis::parameter_log_sd(analysis::ParameterSpace({request}), request, calibration);
-  p.interval = model::interval_minutes(calibration.intervals, regimes, r.time_to_train_min, p.parameter_sd);
+  p.interval = model::interval_s(calibration.intervals, regimes, units::from_minutes(r.time_to_train_min),
+                                p.parameter_sd);
   if (!p.interval)
     notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   return p;
@@ -136,7 +138,8 @@ void print_prediction_json(const Prediction& p)
   for (const auto& n : p.notes)
     notes_json += (notes_json.empty() ? "" : ", ") + json_string(n);
   const std::string interval_json =
-      p.interval ? fmt::format("[{:.6g}, {:.6g}]", p.interval->first, p.interval->second) : std::string("null");
+      p.interval ? fmt::format("[{:.6g}, {:.6g}]", units::to_minutes(p.interval->first), units::to_minutes(p.interval->second))
+                 : std::string("null");
   fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
              "  \"interval_minutes\": {},\n  \"interval_level\": {},\n  \"regime\": {},\n"
              "  \"parameter_log_sd\": {:.4g},\n"
@@ -174,8 +177,9 @@ void print_prediction_text(const Prediction& p, const PredictOptions& options)
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
   const std::string interval_text =
-      p.interval ? fmt::format(" ({:.0f} %: {:.1f}\u2013{:.1f})", model::kIntervalLevel * 100, p.interval->first, p.interval->second)
-               : std::string();
+      p.interval ? fmt::format(" ({:.0f} %: {:.1f}\u2013{:.1f})", model::kIntervalLevel * 100,
+                               units::to_minutes(p.interval->first), units::to_minutes(p.interval->second))
+                 : std::string();
   fmt::print("predicted  {:.1f} min{} time to train ({:.2f} training + {:.2f} evaluation + {:.2f} overhead), "
              "{:.4g} samples to converge\n",
              r.time_to_train_min, interval_text, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min,

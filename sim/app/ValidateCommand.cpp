@@ -9,6 +9,7 @@
 #include "analysis/calibration/CrossValidation.hpp"
 #include "analysis/calibration/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
 
@@ -48,7 +49,8 @@ void write_mode_residuals(const std::string& path, const std::vector<analysis::M
         const auto& c = cases[mode.cases[k]];
         const double r = mode.log_residuals[k];
         out << fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g}\n", model::to_string(mode.regime), c.round,
-                           c.system_key, c.benchmark, c.accelerators, c.actual_minutes, c.actual_minutes / std::exp(r), r,
+                           c.system_key, c.benchmark, c.accelerators, units::to_minutes(c.actual_s),
+                           units::to_minutes(c.actual_s) / std::exp(r), r,
                            k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0);
       }
     if (!out.flush())
@@ -97,8 +99,8 @@ LeftOutErrors print_left_out_predictions(const analysis::ParameterSpace& space,
   std::vector<std::size_t> order(cases.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::tie(cases[a].benchmark, cases[a].accelerators, cases[a].actual_minutes) <
-           std::tie(cases[b].benchmark, cases[b].accelerators, cases[b].actual_minutes);
+    return std::tie(cases[a].benchmark, cases[a].accelerators, cases[a].actual_s) <
+           std::tie(cases[b].benchmark, cases[b].accelerators, cases[b].actual_s);
   });
   fmt::print("\nLeave-one-system-out: each result predicted by a fit without any result of its system\n");
   fmt::print("{:<62} {:<17} {:>5} {:>9} {:>9} {:>8} {:>7}\n", "system", "benchmark", "accel", "actual", "predicted",
@@ -106,16 +108,17 @@ LeftOutErrors print_left_out_predictions(const analysis::ParameterSpace& space,
   LeftOutErrors e;
   for (std::size_t i : order) {
     const auto& c = cases[i];
-    const double error = (loso[i] - c.actual_minutes) / c.actual_minutes * 100.0;
+    const double error = (loso[i] - c.actual_s) / c.actual_s * 100.0;
     fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", c.round + "/" + c.system_key,
-               c.benchmark, c.accelerators, c.actual_minutes, loso[i], error, c.simulation_s);
+               c.benchmark, c.accelerators, units::to_minutes(c.actual_s), units::to_minutes(loso[i]), error,
+               c.simulation_s);
     e.by_benchmark[c.benchmark].push_back(std::abs(error));
     e.by_bucket[bucket_label(c.accelerators)].push_back(std::abs(error));
-    e.by_family[c.family].push_back(analysis::absolute_percentage_error(lofo[i], c.actual_minutes));
+    e.by_family[c.family].push_back(analysis::absolute_percentage_error(lofo[i], c.actual_s));
     e.all.push_back(std::abs(error));
     e.in_sample.push_back(
-        analysis::absolute_percentage_error(space.predict_minutes(c, fit_x), c.actual_minutes));
-    e.points.push_back({c.benchmark, c.actual_minutes, loso[i]});
+        analysis::absolute_percentage_error(space.predict_s(c, fit_x), c.actual_s));
+    e.points.push_back({c.benchmark, c.actual_s, loso[i]});
   }
   return e;
 }
@@ -154,7 +157,7 @@ void run_validate(const ValidateOptions& options)
   const analysis::ParameterSpace space(cases);
   const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
   // Every mode's refits, once: the error tables, the intervals and the regression comparison share them.
-  const analysis::LeftOutMinutes left_out = analysis::left_out_minutes_by_mode(space, cases, fit.x);
+  const analysis::LeftOutSeconds left_out = analysis::left_out_s_by_mode(space, cases, fit.x);
   const auto& loso = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
   const auto& lofo = left_out.at(analysis::ValidationMode::LeaveOneFamilyOut);
 

@@ -1,5 +1,7 @@
 #include "sim/app/ValidationPlot.hpp"
 
+#include "sim/units/Quantity.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -16,7 +18,7 @@ std::string write_validation_plot(const std::string& png, const std::string& tit
   double low = 1e30, high = 0;
   for (const auto& p : points) {
     by_benchmark[p.benchmark].push_back(&p);
-    for (double v : {p.actual_minutes, p.predicted_minutes}) {
+    for (double v : {units::to_minutes(p.actual_s), units::to_minutes(p.predicted_s)}) {
       low = std::min(low, v);
       high = std::max(high, v);
     }
@@ -27,7 +29,7 @@ std::string write_validation_plot(const std::string& png, const std::string& tit
   for (const auto& [benchmark, list] : by_benchmark) {
     out << "# " << benchmark << "\n";
     for (const auto* p : list)
-      out << fmt::format("{:.6g} {:.6g}\n", p->actual_minutes, p->predicted_minutes);
+      out << fmt::format("{:.6g} {:.6g}\n", units::to_minutes(p->actual_s), units::to_minutes(p->predicted_s));
     out << "\n\n";
   }
   out.close();

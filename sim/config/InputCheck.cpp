@@ -14,6 +14,7 @@
 #include "sim/model/BenchmarkName.hpp"
 #include "sim/config/WorkloadReader.hpp"
 #include "sim/config/YamlFile.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -114,7 +115,7 @@ std::string check_mlperf_log(const std::string& path, const std::string& text)
   const auto run = parse_mlperf_log(text, path, *benchmark);
   if (!run.valid())
     throw ConfigError({log_problem(path, run.problem)});
-  return "MLPerf " + *benchmark + " log: converged in " + format_count(run.run_minutes()) + " min after " +
+  return "MLPerf " + *benchmark + " log: converged in " + format_count(units::to_minutes(run.run_s())) + " min after " +
          format_count(run.samples_to_converge) + " samples, global batch " + std::to_string(run.global_batch_size);
 }
 

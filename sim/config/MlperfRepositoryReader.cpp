@@ -96,7 +96,7 @@ void read_system_results(const fs::path& system_dir, const fs::path& system_json
       if (!run.valid())
         out.problems.push_back(run.problem + " [" + to_string(run.status) + ": counted as the slowest run, not averaged]");
     model::summarise_entry(entry);
-    if (!entry.score_minutes)
+    if (!entry.score_s)
       out.problems.push_back(dir.string() + ": no score (" + std::to_string(entry.runs.size() - entry.n_converged) +
                              " invalid of " + std::to_string(entry.runs.size()) + " runs)");
     out.entries.push_back(std::move(entry));

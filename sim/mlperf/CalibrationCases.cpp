@@ -5,6 +5,7 @@
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/MlperfRepositoryReader.hpp"
 #include "sim/engine/StepDecomposition.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
 
@@ -41,7 +42,7 @@ analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const Mlper
   c.benchmark = entry.benchmark;
   c.system_key = entry.submitter + "/" + entry.system;
   c.nodes = entry.description.number_of_nodes;
-  c.actual_minutes = *entry.score_minutes;
+  c.actual_s = *entry.score_s;
   return c;
 }
 
@@ -69,9 +70,9 @@ analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const r
   c.exposed_comm_s = r.exposed_comm_s;
   if (r.host_max_samples_per_s > 0)
     c.host_limit_s = static_cast<double>(s.global_batch_size) / s.data_parallel() / r.host_max_samples_per_s;
-  c.minutes_per_step_s = (r.ttt_training_min + r.ttt_evaluation_min) / r.effective_iter_time_s;
-  c.fixed_minutes = r.ttt_overhead_min;
-  c.reference_minutes = r.time_to_train_min;
+  c.step_equivalents = units::from_minutes(r.ttt_training_min + r.ttt_evaluation_min) / r.effective_iter_time_s;
+  c.fixed_s = units::from_minutes(r.ttt_overhead_min);
+  c.reference_s = units::from_minutes(r.time_to_train_min);
   c.prepare();
   return c;
 }
@@ -92,7 +93,7 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
       exclude("division '" + entry.description.division + "'");
       continue;
     }
-    if (!entry.score_minutes) {
+    if (!entry.score_s) {
       exclude("no score");
       continue;
     }
@@ -169,9 +170,9 @@ std::vector<double> contention_excess(const CaseSet& set, int workers, const Cas
   return excess;
 }
 
-std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,
-                                     const std::vector<model::Efficiency>& efficiencies, int workers,
-                                     const CaseProgress& progress)
+std::vector<double> simulate_s(std::vector<model::ResolvedScenario> scenarios,
+                               const std::vector<model::Efficiency>& efficiencies, int workers,
+                               const CaseProgress& progress)
 {
   for (std::size_t i = 0; i < scenarios.size(); ++i)
     scenarios[i].scenario.efficiency = efficiencies[i];
@@ -179,10 +180,12 @@ std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenar
     if (progress)
       progress("re-simulating", done, total);
   });
-  std::vector<double> minutes;
+  std::vector<double> seconds;
   for (const auto& run : runs)
-    minutes.push_back(run.record && run.record->outcome == results::Outcome::Ok ? run.record->time_to_train_min : NAN);
-  return minutes;
+    seconds.push_back(run.record && run.record->outcome == results::Outcome::Ok
+                          ? units::from_minutes(run.record->time_to_train_min)
+                          : NAN);
+  return seconds;
 }
 
 } // namespace gpuscale::mlperf

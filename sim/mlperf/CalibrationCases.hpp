@@ -38,10 +38,10 @@ struct CaseSet {
   std::string slowest_case;
 };
 
-/// The simulated part of a calibration case (step decomposition, reference efficiencies, minutes per
-/// step) of `scenario` simulated into `r`; identity and the actual score are left empty. `fixed_minutes`
-/// is the run's whole fixed overhead: a caller whose scenario already holds a calibrated overhead
-/// subtracts it.
+/// The simulated part of a calibration case (step decomposition, reference efficiencies, steps
+/// with evaluation counted in steps) of `scenario` simulated into `r`; identity and the actual score
+/// are left empty. `fixed_s` is the run's whole fixed overhead: a caller whose scenario already holds
+/// a calibrated overhead subtracts it. The row's minutes become the case's seconds.
 analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const results::RunRecord& r);
 
 /// Imports `mlperf_dir`, builds and simulates every usable result at `reference`'s efficiencies
@@ -56,10 +56,10 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
 inline constexpr double kUncontendedExcess = 1e-6;
 std::vector<double> contention_excess(const CaseSet& set, int workers, const CaseProgress& progress);
 
-/// Re-simulates `scenarios` with the efficiencies given per scenario; minutes to train, NaN where a
+/// Re-simulates `scenarios` with the efficiencies given per scenario; seconds to train, NaN where a
 /// simulation failed.
-std::vector<double> simulate_minutes(std::vector<model::ResolvedScenario> scenarios,
-                                     const std::vector<model::Efficiency>& efficiencies, int workers,
-                                     const CaseProgress& progress);
+std::vector<double> simulate_s(std::vector<model::ResolvedScenario> scenarios,
+                               const std::vector<model::Efficiency>& efficiencies, int workers,
+                               const CaseProgress& progress);
 
 } // namespace gpuscale::mlperf

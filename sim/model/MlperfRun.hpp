@@ -40,7 +40,8 @@ struct MlperfRun {
   double seed = 0;
 
   bool valid() const { return status == MlperfRunStatus::Success; }
-  double run_minutes() const { return (run_stop_ms - run_start_ms) / 60000.0; }
+  /// Seconds from run_start to run_stop.
+  double run_s() const { return (run_stop_ms - run_start_ms) / 1000.0; }
 };
 
 /// One (round, submitter, system, benchmark) with its system description and runs.
@@ -55,8 +56,8 @@ struct MlperfEntry {
   // Derived by summarise_entry (MlperfScore.hpp).
   int global_batch_size = 0;
   int n_converged = 0;
-  std::optional<double> score_minutes; ///< olympic mean; absent with more than one invalid run or < 3 runs
-  double median_run_minutes = 0;       ///< over valid runs
+  std::optional<double> score_s; ///< olympic mean, seconds; absent with more than one invalid run or < 3 runs
+  double median_run_s = 0;       ///< over valid runs, seconds
   double mean_samples_to_converge = 0; ///< over valid runs
   double mean_epochs_to_converge = 0;  ///< over valid runs; resnet, retinanet
   double mean_throughput_samples_per_s = 0; ///< samples processed / run time, mean over valid runs

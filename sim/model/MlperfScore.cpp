@@ -18,24 +18,24 @@ std::string to_string(MlperfRunStatus status)
   return "?";
 }
 
-std::optional<double> olympic_score_minutes(std::vector<double> valid_minutes, int invalid_runs)
+std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_runs)
 {
   if (invalid_runs > 1)
     return std::nullopt;
-  std::sort(valid_minutes.begin(), valid_minutes.end());
+  std::sort(valid_s.begin(), valid_s.end());
   // An invalid run sorts last (infinitely slow) and is the one dropped at the top.
-  const std::size_t total = valid_minutes.size() + static_cast<std::size_t>(invalid_runs);
-  if (total < 3 || valid_minutes.size() < 2)
+  const std::size_t total = valid_s.size() + static_cast<std::size_t>(invalid_runs);
+  if (total < 3 || valid_s.size() < 2)
     return std::nullopt;
-  const auto first = valid_minutes.begin() + 1;
-  const auto last = invalid_runs == 1 ? valid_minutes.end() : valid_minutes.end() - 1;
+  const auto first = valid_s.begin() + 1;
+  const auto last = invalid_runs == 1 ? valid_s.end() : valid_s.end() - 1;
   const double sum = std::accumulate(first, last, 0.0);
   return sum / static_cast<double>(last - first);
 }
 
 void summarise_entry(MlperfEntry& entry)
 {
-  std::vector<double> valid_minutes;
+  std::vector<double> valid_s;
   int invalid = 0;
   double samples = 0, epochs = 0, throughput = 0;
   entry.global_batch_size = 0;
@@ -46,25 +46,23 @@ void summarise_entry(MlperfEntry& entry)
       ++invalid;
       continue;
     }
-    valid_minutes.push_back(run.run_minutes());
+    valid_s.push_back(run.run_s());
     samples += run.samples_to_converge;
     epochs += run.epochs_to_converge;
-    const double seconds = run.run_minutes() * 60.0;
-    if (seconds > 0)
-      throughput += run.samples_processed / seconds;
+    if (run.run_s() > 0)
+      throughput += run.samples_processed / run.run_s();
   }
-  entry.n_converged = static_cast<int>(valid_minutes.size());
-  entry.score_minutes = olympic_score_minutes(valid_minutes, invalid);
-  entry.median_run_minutes = 0;
-  if (!valid_minutes.empty()) {
-    const double n = static_cast<double>(valid_minutes.size());
+  entry.n_converged = static_cast<int>(valid_s.size());
+  entry.score_s = olympic_score_s(valid_s, invalid);
+  entry.median_run_s = 0;
+  if (!valid_s.empty()) {
+    const double n = static_cast<double>(valid_s.size());
     entry.mean_samples_to_converge = samples / n;
     entry.mean_epochs_to_converge = epochs / n;
     entry.mean_throughput_samples_per_s = throughput / n;
-    std::sort(valid_minutes.begin(), valid_minutes.end());
-    const std::size_t mid = valid_minutes.size() / 2;
-    entry.median_run_minutes = valid_minutes.size() % 2 == 1 ? valid_minutes[mid]
-                                                             : 0.5 * (valid_minutes[mid - 1] + valid_minutes[mid]);
+    std::sort(valid_s.begin(), valid_s.end());
+    const std::size_t mid = valid_s.size() / 2;
+    entry.median_run_s = valid_s.size() % 2 == 1 ? valid_s[mid] : 0.5 * (valid_s[mid - 1] + valid_s[mid]);
   }
 }
 

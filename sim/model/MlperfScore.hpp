@@ -10,9 +10,9 @@ namespace gpuscale::model {
 
 /// MLPerf's olympic score (mlperf_logging result_summarizer, _compute_strong_score_standalone):
 /// sort the valid run times, count an invalid run as the slowest, drop the fastest and the slowest,
-/// average the rest. `valid_minutes` are the valid runs' times. nullopt when more than one run is
+/// average the rest. `valid_s` are the valid runs' times, seconds. nullopt when more than one run is
 /// invalid (the submission has no score) or fewer than three runs remain to sort.
-std::optional<double> olympic_score_minutes(std::vector<double> valid_minutes, int invalid_runs);
+std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_runs);
 
 /// Fills the derived fields of `entry` from its runs (score, medians and means over valid runs,
 /// the global batch size of the first run that logs one).

@@ -49,9 +49,9 @@ std::pair<double, double> widened_log_bounds(double low_log, double high_log, do
   return {low_log - widen, high_log + widen};
 }
 
-std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals,
+std::optional<std::pair<double, double>> interval_s(const IntervalModel& intervals,
                                                           const std::vector<PredictionRegime>& regimes,
-                                                          double predicted_minutes, double parameter_log_sd)
+                                                          double predicted_s, double parameter_log_sd)
 {
   double low_log = HUGE_VAL;
   double high_log = -HUGE_VAL;
@@ -68,7 +68,7 @@ std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& i
   }
   if (!any)
     return std::nullopt;
-  return std::pair{predicted_minutes * std::exp(low_log), predicted_minutes * std::exp(high_log)};
+  return std::pair{predicted_s * std::exp(low_log), predicted_s * std::exp(high_log)};
 }
 
 } // namespace gpuscale::model

@@ -73,12 +73,12 @@ struct IntervalModel {
 std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool generation_calibrated,
                                           const std::string& family, const std::string& benchmark, int accelerators);
 
-/// The interval of `predicted_minutes` under `regimes`: the union of their modes' intervals (so a
+/// The interval of `predicted_s` under `regimes`: the union of their modes' intervals (so a
 /// request both of a new family and beyond the calibrated scale gets the wider bounds of either).
 /// `parameter_log_sd`: the request's log-sd from the calibration's standard errors (0: no widening).
-/// {low, high} minutes; nullopt when none of the modes has left-out results in `intervals`.
-std::optional<std::pair<double, double>> interval_minutes(const IntervalModel& intervals,
+/// {low, high} seconds; nullopt when none of the modes has left-out results in `intervals`.
+std::optional<std::pair<double, double>> interval_s(const IntervalModel& intervals,
                                                           const std::vector<PredictionRegime>& regimes,
-                                                          double predicted_minutes, double parameter_log_sd = 0);
+                                                          double predicted_s, double parameter_log_sd = 0);
 
 } // namespace gpuscale::model

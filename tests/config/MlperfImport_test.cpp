@@ -50,12 +50,12 @@ std::vector<std::string> csv_fields(const std::string& line)
 
 } // namespace
 
-TEST_CASE("model::olympic_score_minutes drops the fastest and the slowest, an invalid run is the slowest", "[model]")
+TEST_CASE("model::olympic_score_s drops the fastest and the slowest, an invalid run is the slowest", "[model]")
 {
-  CHECK(model::olympic_score_minutes({10, 11, 12, 13, 14}, 0).value() == Approx(12.0).epsilon(1e-15));
-  CHECK(model::olympic_score_minutes({10, 11, 12, 13}, 1).value() == Approx(12.0).epsilon(1e-15));
-  CHECK_FALSE(model::olympic_score_minutes({10, 11, 12}, 2).has_value());
-  CHECK_FALSE(model::olympic_score_minutes({10, 11}, 0).has_value());
+  CHECK(model::olympic_score_s({10, 11, 12, 13, 14}, 0).value() == Approx(12.0).epsilon(1e-15));
+  CHECK(model::olympic_score_s({10, 11, 12, 13}, 1).value() == Approx(12.0).epsilon(1e-15));
+  CHECK_FALSE(model::olympic_score_s({10, 11, 12}, 2).has_value());
+  CHECK_FALSE(model::olympic_score_s({10, 11}, 0).has_value());
 }
 
 TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports each bad log with its file", "[config]")
@@ -71,12 +71,12 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   CHECK(box.n_converged == 4);
   CHECK(box.global_batch_size == 48);
   // valid 10, 12, 11, 13 min; result_3 aborted counts as the slowest: mean(11, 12, 13)
-  CHECK(box.score_minutes.value() == Approx(12.0).margin(1e-9));
+  CHECK(box.score_s.value() == Approx(12.0 * 60).margin(1e-9));
   CHECK(box.mean_samples_to_converge == Approx((300000.0 * 3 + 450000.0) / 4));
   CHECK(box.runs[3].status == model::MlperfRunStatus::Aborted);
 
   const auto& broken = entry_of(imported, "broken4");
-  CHECK_FALSE(broken.score_minutes.has_value());
+  CHECK_FALSE(broken.score_s.has_value());
   CHECK(broken.runs[1].status == model::MlperfRunStatus::NoRunStop);
   CHECK(broken.runs[2].status == model::MlperfRunStatus::Unparsable);
   CHECK(broken.runs[2].problem == kData + "/results/v9.9/Acme__broken4/bert/result_2.txt:6: MLLOG line is not valid JSON "
@@ -98,7 +98,7 @@ TEST_CASE("config::read_mlperf_repository reads an upstream round repository, ss
   const auto& e = imported.entries[0];
   CHECK(e.round == "v9.9");
   CHECK(e.benchmark == "retinanet");
-  CHECK(e.score_minutes.value() == Approx(31.0).margin(1e-9));
+  CHECK(e.score_s.value() == Approx(31.0 * 60).margin(1e-9));
   CHECK(e.mean_epochs_to_converge == 3.0);
   CHECK(e.mean_samples_to_converge == 3.0 * 1170301);
   CHECK(imported.skipped_benchmark_folders == 1);
@@ -170,8 +170,8 @@ TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on 
     CHECK(e.global_batch_size == std::stoi(f[column["global_batch_size"]]));
     CHECK(static_cast<int>(e.runs.size()) == std::stoi(f[column["n_runs"]]));
     CHECK(e.n_converged == std::stoi(f[column["n_converged"]]));
-    REQUIRE(e.score_minutes.has_value());
-    CHECK(std::abs(*e.score_minutes - std::stod(f[column["score_minutes"]])) <= 1e-4);
+    REQUIRE(e.score_s.has_value());
+    CHECK(std::abs(*e.score_s / 60 - std::stod(f[column["score_minutes"]])) <= 1e-4);
     const double samples = std::stod(f[column["mean_samples_to_converge"]]);
     CHECK(std::abs(e.mean_samples_to_converge - samples) <= 1e-6 * samples + 0.06);
   }

@@ -43,8 +43,8 @@ analysis::CalibrationCase toy_case(const std::string& benchmark, const std::stri
   c.exposed_comm_s = 0.01;
   c.prepare();
   c.iteration_s = c.reference_busy_s + c.exposed_comm_s;
-  c.minutes_per_step_s = 100.0;
-  c.fixed_minutes = 0.05;
+  c.step_equivalents = 6000.0; // 100 minutes per second of step
+  c.fixed_s = 3.0;
   return c;
 }
 
@@ -74,26 +74,26 @@ TEST_CASE("analysis::RooflineProfile equals StepWork::busy_time_s at any efficie
   }
 }
 
-TEST_CASE("analysis::surrogate_minutes reproduces the reference simulation and scales compute exactly", "[analysis]")
+TEST_CASE("analysis::surrogate_s reproduces the reference simulation and scales compute exactly", "[analysis]")
 {
   auto c = toy_case("bert", "hopper", 1.0, "box");
   const double step0 = c.iteration_s;
-  CHECK(analysis::surrogate_minutes(c, c.reference, 0.0) == Approx(step0 * 100.0 + 0.05).epsilon(1e-12));
+  CHECK(analysis::surrogate_s(c, c.reference, 0.0) == Approx(step0 * 6000.0 + 3.0).epsilon(1e-12));
   // Half the compute efficiency: the busy time doubles, and communication compute hid stays hidden
   // at least as much (the links are fixed by the network calibration).
-  const double slower = analysis::surrogate_minutes(c, {.compute = 0.25, .memory = 0.8}, 0.0);
-  CHECK(slower > step0 * 100.0 + 0.05);
-  CHECK(slower <= (step0 + c.reference_busy_s) * 100.0 + 0.05 + 1e-9);
-  // An overhead adds its minutes.
-  CHECK(analysis::surrogate_minutes(c, c.reference, 120.0) == Approx(step0 * 100.0 + 0.05 + 2.0).epsilon(1e-12));
+  const double slower = analysis::surrogate_s(c, {.compute = 0.25, .memory = 0.8}, 0.0);
+  CHECK(slower > step0 * 6000.0 + 3.0);
+  CHECK(slower <= (step0 + c.reference_busy_s) * 6000.0 + 3.0 + 1e-9);
+  // An overhead adds its seconds.
+  CHECK(analysis::surrogate_s(c, c.reference, 120.0) == Approx(step0 * 6000.0 + 3.0 + 120.0).epsilon(1e-12));
   // A step overhead moves every step by its difference from the one the reference ran with.
   c.reference.step_overhead_s = 0.003;
   c.iteration_s += 0.003;
   auto with_overhead = c.reference;
   with_overhead.step_overhead_s = 0.010;
-  CHECK(analysis::surrogate_minutes(c, c.reference, 0.0) == Approx(c.iteration_s * 100.0 + 0.05).epsilon(1e-12));
-  CHECK(analysis::surrogate_minutes(c, with_overhead, 0.0) ==
-        Approx((c.iteration_s + 0.007) * 100.0 + 0.05).epsilon(1e-12));
+  CHECK(analysis::surrogate_s(c, c.reference, 0.0) == Approx(c.iteration_s * 6000.0 + 3.0).epsilon(1e-12));
+  CHECK(analysis::surrogate_s(c, with_overhead, 0.0) ==
+        Approx((c.iteration_s + 0.007) * 6000.0 + 3.0).epsilon(1e-12));
 }
 
 TEST_CASE("analysis::fit_calibration recovers parameters from results the surrogate generated", "[analysis]")
@@ -111,7 +111,7 @@ TEST_CASE("analysis::fit_calibration recovers parameters from results the surrog
   truth[static_cast<std::size_t>(space.index_of("generation.ampere"))] = std::log(0.8);
   truth[static_cast<std::size_t>(space.index_of("memory.bert"))] = std::log(0.6);
   for (auto& c : cases)
-    c.actual_minutes = space.predict_minutes(c, truth);
+    c.actual_s = space.predict_s(c, truth);
   const auto fit = analysis::fit_calibration(space, cases);
   CHECK(fit.rms_log_error < 1e-4);
   CHECK(fit.parameters[static_cast<std::size_t>(space.index_of("compute.bert"))].value == Approx(0.6).epsilon(1e-3));
@@ -126,7 +126,7 @@ TEST_CASE("analysis::fit_calibration recovers parameters from results the surrog
       space, cases, [](const analysis::CalibrationCase& c) { return c.system_key; }, fit.x);
   std::vector<double> apes;
   for (std::size_t i = 0; i < cases.size(); ++i)
-    apes.push_back(analysis::absolute_percentage_error(loso[i], cases[i].actual_minutes));
+    apes.push_back(analysis::absolute_percentage_error(loso[i], cases[i].actual_s));
   CHECK(analysis::summarise_errors(apes).median_pct < 0.1);
 }
 
@@ -145,7 +145,7 @@ TEST_CASE("analysis::fit_calibration keeps an overhead the data cannot see at it
   auto truth = truth_without_overheads(space);
   truth[static_cast<std::size_t>(space.index_of("compute.resnet"))] = std::log(0.5);
   for (std::size_t i = 0; i < cases.size(); ++i) // deterministic +-5 % scatter, larger on the shorter runs
-    cases[i].actual_minutes = space.predict_minutes(cases[i], truth) * std::exp(i % 2 == 0 ? 0.05 : -0.05);
+    cases[i].actual_s = space.predict_s(cases[i], truth) * std::exp(i % 2 == 0 ? 0.05 : -0.05);
   const auto fit = analysis::fit_calibration(space, cases);
   const auto& overhead = fit.parameters[static_cast<std::size_t>(space.index_of("overhead.resnet"))];
   CHECK(overhead.value >= 0.0);
@@ -171,7 +171,7 @@ TEST_CASE("analysis::leave_group_out falls back to a neutral generation factor f
   auto truth = truth_without_overheads(space);
   truth[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = std::log(0.4);
   for (auto& c : cases)
-    c.actual_minutes = space.predict_minutes(c, truth);
+    c.actual_s = space.predict_s(c, truth);
   const auto fit = analysis::fit_calibration(space, cases, {}, truth); // what is tested is the fallback, not the optimiser
   const auto lofo = analysis::leave_group_out(
       space, cases, [](const analysis::CalibrationCase& c) { return c.generation; }, fit.x);
@@ -179,8 +179,8 @@ TEST_CASE("analysis::leave_group_out falls back to a neutral generation factor f
   // peak, i.e. from its datasheet alone; the hopper results alone recover the other (noiseless) parameters.
   auto neutral = truth;
   neutral[static_cast<std::size_t>(space.index_of("generation.blackwell"))] = std::log(model::kReferenceComputeFraction);
-  CHECK(lofo.back() == Approx(space.predict_minutes(cases.back(), neutral)).epsilon(1e-3));
-  CHECK(lofo.back() * 1.2 < cases.back().actual_minutes); // the true 0.4 made it slower than the reference's 0.8 predicts
+  CHECK(lofo.back() == Approx(space.predict_s(cases.back(), neutral)).epsilon(1e-3));
+  CHECK(lofo.back() * 1.2 < cases.back().actual_s); // the true 0.4 made it slower than the reference's 0.8 predicts
 }
 
 TEST_CASE("analysis::summarise_errors: median and 90th percentile interpolate like numpy", "[analysis]")
@@ -192,7 +192,7 @@ TEST_CASE("analysis::summarise_errors: median and 90th percentile interpolate li
   CHECK(s.p90_pct == Approx(7.6));
 }
 
-TEST_CASE("analysis::left_out_minutes of the scale and round modes equal a leave-group-out refit of the same split",
+TEST_CASE("analysis::left_out_s of the scale and round modes equal a leave-group-out refit of the same split",
           "[analysis]")
 {
   // Noisy toy results over two rounds and both sides of the scale split: the one-fold refits must give
@@ -210,14 +210,14 @@ TEST_CASE("analysis::left_out_minutes of the scale and round modes equal a leave
   const analysis::ParameterSpace space(cases);
   auto truth = space.start();
   for (std::size_t k = 0; k < cases.size(); ++k)
-    cases[k].actual_minutes = space.predict_minutes(cases[k], truth) * (1.0 + 0.05 * std::sin(static_cast<double>(k)));
+    cases[k].actual_s = space.predict_s(cases[k], truth) * (1.0 + 0.05 * std::sin(static_cast<double>(k)));
   const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
   const std::pair<analysis::ValidationMode, std::function<bool(const analysis::CalibrationCase&)>> splits[] = {
       {analysis::ValidationMode::ScaleExtrapolation, [](const analysis::CalibrationCase& c) { return c.accelerators > 64; }},
       {analysis::ValidationMode::LeaveRoundOut, [](const analysis::CalibrationCase& c) { return c.round == "v4.1"; }}};
   for (const auto& [mode, held_out] : splits) {
     INFO(analysis::to_string(mode));
-    const auto by_mode = analysis::left_out_minutes(space, cases, mode, fit.x);
+    const auto by_mode = analysis::left_out_s(space, cases, mode, fit.x);
     const auto by_group = analysis::leave_group_out(
         space, cases, [&](const analysis::CalibrationCase& c) { return std::string(held_out(c) ? "out" : "in"); },
         fit.x);

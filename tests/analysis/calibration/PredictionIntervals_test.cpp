@@ -72,7 +72,7 @@ TEST_CASE("analysis::summarise_mode covers about 80 % of a large exchangeable sa
   CHECK(q.coverage <= 0.82);
 }
 
-TEST_CASE("model::regimes_for picks the validation mode of a request and interval_minutes unites them", "[model]")
+TEST_CASE("model::regimes_for picks the validation mode of a request and interval_s unites them", "[model]")
 {
   model::IntervalModel intervals;
   intervals.families = {"h100-sxm5-80gb"};
@@ -91,16 +91,16 @@ TEST_CASE("model::regimes_for picks the validation mode of a request and interva
         std::vector<PredictionRegime>{PredictionRegime::UncalibratedGeneration});
   const auto large = model::regimes_for(intervals, true, "h100-sxm5-80gb", "bert", 2048);
   CHECK(large == std::vector<PredictionRegime>{PredictionRegime::CalibratedFamily, PredictionRegime::BeyondCalibratedScale});
-  const auto one = model::interval_minutes(intervals, {PredictionRegime::CalibratedFamily}, 10.0);
+  const auto one = model::interval_s(intervals, {PredictionRegime::CalibratedFamily}, 10.0);
   REQUIRE(one);
   CHECK(one->first == Approx(10.0 * std::exp(-0.1)));
   CHECK(one->second == Approx(10.0 * std::exp(0.1)));
-  const auto both = model::interval_minutes(intervals, large, 10.0); // the wider bound of either
+  const auto both = model::interval_s(intervals, large, 10.0); // the wider bound of either
   REQUIRE(both);
   CHECK(both->first == Approx(10.0 * std::exp(-0.25)));
   CHECK(both->second == Approx(10.0 * std::exp(0.1)));
   intervals.modes["calibrated_family"].results = 0; // no left-out results: no interval
-  CHECK_FALSE(model::interval_minutes(intervals, {PredictionRegime::CalibratedFamily}, 10.0));
+  CHECK_FALSE(model::interval_s(intervals, {PredictionRegime::CalibratedFamily}, 10.0));
 }
 
 TEST_CASE("config::format_calibration round-trips the prediction intervals", "[config]")
@@ -151,8 +151,8 @@ TEST_CASE("model::widened_log_bounds adds only the parameter uncertainty beyond 
 
 TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's standard errors", "[analysis]")
 {
-  // A case whose time is all run overhead: minutes = fixed + overhead/60, so d log t / d overhead_min =
-  // 1 / t and the log-sd is sigma_min / t exactly.
+  // A case whose time is all run overhead: t = fixed + overhead, and the overhead's coordinate is
+  // minutes, so d log t / d overhead_min = 60 / t and the log-sd is sigma_s / t exactly.
   analysis::CalibrationCase c;
   c.benchmark = "bert";
   c.generation = model::kReferenceGeneration;
@@ -163,16 +163,16 @@ TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's
   c.reference = {.compute = 0.5, .memory = 1.0};
   c.prepare();
   c.iteration_s = c.reference_busy_s;
-  c.minutes_per_step_s = 0.0; // no training time: minutes = fixed + overhead
-  c.fixed_minutes = 1.0;
+  c.step_equivalents = 0.0; // no training time: t = fixed + overhead
+  c.fixed_s = 60.0;
   model::Calibration calibration;
   calibration.overhead_s["bert"] = {60.0, 30.0, 10, true, ""}; // 1 min +- 0.5 min
   const analysis::ParameterSpace space({c});
-  const double t = space.predict_minutes(c, [&] {
+  const double t = space.predict_s(c, [&] {
     auto x = space.start();
     x[static_cast<std::size_t>(space.index_of("overhead.bert"))] = 1.0;
     return x;
   }());
-  CHECK(t == Approx(2.0));
+  CHECK(t == Approx(120.0));
   CHECK(analysis::parameter_log_sd(space, c, calibration) == Approx(0.5 / 2.0).epsilon(1e-6));
 }

@@ -10,7 +10,7 @@ using namespace gpuscale;
 namespace {
 
 analysis::CalibrationCase result(const std::string& benchmark, const std::string& family, const std::string& generation,
-                                 int accelerators, double minutes)
+                                 int accelerators, double time_s)
 {
   analysis::CalibrationCase c;
   c.benchmark = benchmark;
@@ -19,24 +19,24 @@ analysis::CalibrationCase result(const std::string& benchmark, const std::string
   c.system_key = "acme/" + family + "x" + std::to_string(accelerators);
   c.round = "v4.0";
   c.accelerators = accelerators;
-  c.actual_minutes = minutes;
+  c.actual_s = time_s;
   return c;
 }
 
 /// t = exp(a - s log n), the regression's own form.
-double minutes_of(double a, double s, int accelerators) { return std::exp(a - s * std::log(accelerators)); }
+double time_of(double a, double s, int accelerators) { return std::exp(a - s * std::log(accelerators)); }
 
 /// bert on two hopper families and one ampere family, resnet on one family: known a and s.
 std::vector<analysis::CalibrationCase> known_cases()
 {
   std::vector<analysis::CalibrationCase> cases;
   for (int n : {8, 16, 64, 512})
-    cases.push_back(result("bert", "h100", "hopper", n, minutes_of(4.0, 0.9, n)));
+    cases.push_back(result("bert", "h100", "hopper", n, time_of(4.0, 0.9, n)));
   for (int n : {8, 32})
-    cases.push_back(result("bert", "h200", "hopper", n, minutes_of(3.6, 0.9, n)));
-  cases.push_back(result("bert", "a100", "ampere", 8, minutes_of(4.8, 0.9, 8)));
+    cases.push_back(result("bert", "h200", "hopper", n, time_of(3.6, 0.9, n)));
+  cases.push_back(result("bert", "a100", "ampere", 8, time_of(4.8, 0.9, 8)));
   for (int n : {8, 16, 32})
-    cases.push_back(result("resnet", "h100", "hopper", n, minutes_of(5.0, 0.7, n)));
+    cases.push_back(result("resnet", "h100", "hopper", n, time_of(5.0, 0.7, n)));
   return cases;
 }
 
@@ -56,7 +56,7 @@ TEST_CASE("analysis::ScalingRegression recovers known intercepts and slopes exac
   for (const auto& c : cases) {
     const auto p = regression.predict(c);
     REQUIRE(p);
-    CHECK(p->minutes == Approx(c.actual_minutes).epsilon(1e-10));
+    CHECK(p->time_s == Approx(c.actual_s).epsilon(1e-10));
     CHECK(p->source == analysis::ScalingRegression::InterceptSource::Fitted);
   }
 }
@@ -70,12 +70,12 @@ TEST_CASE("analysis::ScalingRegression gives an unseen family its generation's m
   const auto hopper = regression.predict(result("bert", "h100-nvl", "hopper", 16, 1.0));
   REQUIRE(hopper);
   CHECK(hopper->source == Source::GenerationMean);
-  CHECK(hopper->minutes == Approx(minutes_of(3.8, 0.9, 16)).epsilon(1e-10));
+  CHECK(hopper->time_s == Approx(time_of(3.8, 0.9, 16)).epsilon(1e-10));
   // A family of a generation bert never trained on: the mean of all three families' a.
   const auto blackwell = regression.predict(result("bert", "b200", "blackwell", 8, 1.0));
   REQUIRE(blackwell);
   CHECK(blackwell->source == Source::BenchmarkMean);
-  CHECK(blackwell->minutes == Approx(minutes_of((4.0 + 3.6 + 4.8) / 3, 0.9, 8)).epsilon(1e-10));
+  CHECK(blackwell->time_s == Approx(time_of((4.0 + 3.6 + 4.8) / 3, 0.9, 8)).epsilon(1e-10));
   // A benchmark with no training result: no prediction.
   CHECK_FALSE(regression.predict(result("llama2_70b_lora", "h100", "hopper", 8, 1.0)));
   CHECK_FALSE(regression.slope("llama2_70b_lora"));
@@ -94,7 +94,7 @@ TEST_CASE("analysis::ScalingRegression holds s at 1 for a benchmark trained at o
   CHECK(*regression.intercept("bert", "h100") == Approx(std::log(std::sqrt(20.0 * 30.0) * 8)).epsilon(1e-12));
   const auto twice = regression.predict(result("bert", "h100", "hopper", 16, 1.0));
   REQUIRE(twice);
-  CHECK(twice->minutes == Approx(std::sqrt(20.0 * 30.0) / 2).epsilon(1e-12)); // ideal scaling: half the time
+  CHECK(twice->time_s == Approx(std::sqrt(20.0 * 30.0) / 2).epsilon(1e-12)); // ideal scaling: half the time
 }
 
 TEST_CASE("analysis::compare_mode judges both models on the results both predicted, per bucket", "[analysis]")
