@@ -10,7 +10,8 @@ namespace {
 /// Absolute percentage errors of one model, grouped as ModelErrors summarises them.
 struct ErrorLists {
   std::vector<double> all;
-  std::map<std::string, std::vector<double>> by_benchmark, by_bucket;
+  std::map<model::Benchmark, std::vector<double>> by_benchmark;
+  std::map<std::string, std::vector<double>> by_bucket;
 
   void add(const CalibrationCase& c, double predicted_s)
   {

@@ -23,7 +23,7 @@ inline constexpr double kBaselineMedianReductionTargetPct = 25.0;
 /// One model's absolute percentage errors in one mode.
 struct ModelErrors {
   ErrorSummary overall;
-  std::map<std::string, ErrorSummary> by_benchmark;
+  std::map<model::Benchmark, ErrorSummary> by_benchmark;
   std::map<std::string, ErrorSummary> by_bucket; ///< bucket_label -> errors
 };
 

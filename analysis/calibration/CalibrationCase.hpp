@@ -21,7 +21,8 @@ inline constexpr std::array<const char*, 0> kFittedLinkClasses{};
 
 struct CalibrationCase {
   // Identity
-  std::string round, submitter, system, benchmark;
+  std::string round, submitter, system;
+  model::Benchmark benchmark = model::Benchmark::Bert;
   std::string system_key;   ///< submitter/system: one system across rounds (leave-one-system-out groups)
   std::string family;       ///< catalog accelerator (leave-one-family-out groups)
   std::string generation;   ///< catalog generation (compute-efficiency factor)
@@ -56,7 +57,7 @@ struct CalibrationCase {
     reference_busy_s = work.busy_time_s(reference);
   }
 
-  std::string key() const { return round + "/" + submitter + "/" + system + "/" + benchmark; }
+  std::string key() const { return round + "/" + submitter + "/" + system + "/" + model::to_string(benchmark); }
 };
 
 } // namespace gpuscale::analysis

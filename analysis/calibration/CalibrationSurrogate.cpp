@@ -24,7 +24,8 @@ constexpr double kLinkStart = 0.5;
 
 ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
 {
-  std::set<std::string> benchmarks, generations, links;
+  std::set<model::Benchmark> benchmarks;
+  std::set<std::string> generations, links;
   for (const auto& c : cases) {
     benchmarks.insert(c.benchmark);
     if (c.generation != model::kReferenceGeneration)
@@ -33,23 +34,25 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
       if (c.scale_up_link == fitted)
         links.insert(c.scale_up_link);
   }
-  for (const auto& b : benchmarks)
-    parameters_.push_back({"compute." + b, Group::Compute, b, std::log(kComputeStart), std::log(kComputeLow),
-                           std::log(kComputeHigh)});
+  for (const auto b : benchmarks)
+    parameters_.push_back({"compute." + model::to_string(b), Group::Compute, model::to_string(b), std::log(kComputeStart),
+                           std::log(kComputeLow), std::log(kComputeHigh), b});
   for (const auto& g : generations)
     parameters_.push_back({"generation." + g, Group::Generation, g, std::log(model::kReferenceComputeFraction),
                            std::log(kGenerationLow),
-                           std::log(kGenerationHigh)});
-  for (const auto& b : benchmarks)
-    parameters_.push_back({"memory." + b, Group::Memory, b, std::log(kMemoryStart), std::log(kMemoryLow),
-                           std::log(kMemoryHigh)});
+                           std::log(kGenerationHigh), std::nullopt});
+  for (const auto b : benchmarks)
+    parameters_.push_back({"memory." + model::to_string(b), Group::Memory, model::to_string(b), std::log(kMemoryStart),
+                           std::log(kMemoryLow), std::log(kMemoryHigh), b});
   for (const auto& l : links)
     parameters_.push_back({"network." + l, Group::Network, l, std::log(kLinkStart), std::log(model::kNetworkRange.lower),
-                           std::log(model::kNetworkRange.upper)});
-  for (const auto& b : benchmarks)
-    parameters_.push_back({"overhead." + b, Group::Overhead, b, kOverheadStartMin, 0.0, kOverheadHighMin});
-  for (const auto& b : benchmarks)
-    parameters_.push_back({"step_overhead." + b, Group::StepOverhead, b, kStepOverheadStart_s, 0.0, kStepOverheadHigh_s});
+                           std::log(model::kNetworkRange.upper), std::nullopt});
+  for (const auto b : benchmarks)
+    parameters_.push_back({"overhead." + model::to_string(b), Group::Overhead, model::to_string(b), kOverheadStartMin,
+                           0.0, kOverheadHighMin, b});
+  for (const auto b : benchmarks)
+    parameters_.push_back({"step_overhead." + model::to_string(b), Group::StepOverhead, model::to_string(b),
+                           kStepOverheadStart_s, 0.0, kStepOverheadHigh_s, b});
 }
 
 std::vector<double> ParameterSpace::start() const
@@ -82,13 +85,13 @@ model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std
   double compute = kComputeStart, factor = model::kReferenceComputeFraction, memory = kMemoryStart, step_overhead = 0;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const auto& p = parameters_[i];
-    if (p.group == Group::Compute && p.label == c.benchmark)
+    if (p.group == Group::Compute && p.benchmark == c.benchmark)
       compute = std::exp(x[i]);
     else if (p.group == Group::Generation && p.label == c.generation)
       factor = std::exp(x[i]);
-    else if (p.group == Group::Memory && p.label == c.benchmark)
+    else if (p.group == Group::Memory && p.benchmark == c.benchmark)
       memory = std::exp(x[i]);
-    else if (p.group == Group::StepOverhead && p.label == c.benchmark)
+    else if (p.group == Group::StepOverhead && p.benchmark == c.benchmark)
       step_overhead = x[i];
   }
   model::Efficiency efficiency;
@@ -98,10 +101,10 @@ model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std
   return efficiency;
 }
 
-double ParameterSpace::overhead_s(const std::string& benchmark, const std::vector<double>& x) const
+double ParameterSpace::overhead_s(model::Benchmark benchmark, const std::vector<double>& x) const
 {
   for (std::size_t i = 0; i < parameters_.size(); ++i)
-    if (parameters_[i].group == Group::Overhead && parameters_[i].label == benchmark)
+    if (parameters_[i].group == Group::Overhead && parameters_[i].benchmark == benchmark)
       return units::from_minutes(x[i]);
   return 0.0;
 }

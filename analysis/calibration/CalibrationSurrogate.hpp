@@ -15,6 +15,7 @@
 
 #include "analysis/calibration/CalibrationCase.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ public:
   struct Parameter {
     std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, network.pcie, overhead.bert
     Group group = Group::Compute;
-    std::string label; ///< benchmark, generation or link class
+    std::string label; ///< benchmark name, generation or link class
     double start = 0, lower = 0, upper = 0; ///< in optimiser coordinates
+    /// The benchmark of a compute, memory, overhead or step-overhead parameter.
+    std::optional<model::Benchmark> benchmark;
   };
 
   /// One compute efficiency, memory efficiency and overhead per benchmark, one factor per generation
@@ -51,7 +54,7 @@ public:
   double predict_s(const CalibrationCase& c, const std::vector<double>& x) const;
   /// The efficiencies `c` runs at under `x`.
   model::Efficiency efficiency(const CalibrationCase& c, const std::vector<double>& x) const;
-  double overhead_s(const std::string& benchmark, const std::vector<double>& x) const;
+  double overhead_s(model::Benchmark benchmark, const std::vector<double>& x) const;
   /// The case's communication time over its reference's: reference fraction / fitted fraction of its
   /// scale-up links when their class is fitted, else 1.
   double communication_ratio(const CalibrationCase& c, const std::vector<double>& x) const;

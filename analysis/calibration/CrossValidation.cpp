@@ -41,7 +41,7 @@ std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<C
           case ParameterSpace::Group::Compute:
           case ParameterSpace::Group::Memory:
           case ParameterSpace::Group::Overhead:
-          case ParameterSpace::Group::StepOverhead: informed = c.benchmark == p.label; break;
+          case ParameterSpace::Group::StepOverhead: informed = p.benchmark == c.benchmark; break;
           case ParameterSpace::Group::Generation: informed = c.generation == p.label; break;
           case ParameterSpace::Group::Network: informed = c.scale_up_link == p.label; break;
         }

@@ -20,6 +20,25 @@ double log_residual(const CalibrationCase& c, double predicted_s)
   return std::log(c.actual_s / predicted_s);
 }
 
+/// The calibration's value of parameter `p` (its group, its benchmark or label); null when it has none.
+const model::CalibratedValue* calibrated_value(const model::Calibration& calibration, const ParameterSpace::Parameter& p)
+{
+  using Group = ParameterSpace::Group;
+  const auto in = [](const auto& group, const auto& key) -> const model::CalibratedValue* {
+    const auto it = group.find(key);
+    return it == group.end() ? nullptr : &it->second;
+  };
+  switch (p.group) {
+    case Group::Compute: return in(calibration.compute, *p.benchmark);
+    case Group::Generation: return in(calibration.generation, p.label);
+    case Group::Memory: return in(calibration.memory, *p.benchmark);
+    case Group::Network: return in(calibration.network, p.label);
+    case Group::Overhead: return in(calibration.overhead_s, *p.benchmark);
+    case Group::StepOverhead: return in(calibration.step_overhead_s, *p.benchmark);
+  }
+  return nullptr;
+}
+
 double largest(const std::vector<double>& values)
 {
   return values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
@@ -46,19 +65,10 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
   std::vector<double> sigma(space.size(), 0.0);
   for (std::size_t j = 0; j < space.size(); ++j) {
     const auto& p = space.parameters()[j];
-    const std::map<std::string, model::CalibratedValue>* group = nullptr;
-    switch (p.group) {
-      case Group::Compute: group = &calibration.compute; break;
-      case Group::Generation: group = &calibration.generation; break;
-      case Group::Memory: group = &calibration.memory; break;
-      case Group::Network: group = &calibration.network; break;
-      case Group::Overhead: group = &calibration.overhead_s; break;
-      case Group::StepOverhead: group = &calibration.step_overhead_s; break;
-    }
-    const auto it = group->find(p.label);
-    if (it == group->end())
+    const model::CalibratedValue* value = calibrated_value(calibration, p);
+    if (value == nullptr)
       continue; // neutral start, no uncertainty
-    const auto& v = it->second;
+    const auto& v = *value;
     switch (p.group) { // optimiser coordinates (ParameterSpace::value_of)
       case Group::Overhead:
         x[j] = units::to_minutes(v.value);

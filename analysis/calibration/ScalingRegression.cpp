@@ -36,7 +36,7 @@ bool varies_within_a_family(const std::map<std::string, FamilyResults>& families
 
 ScalingRegression::ScalingRegression(const std::vector<CalibrationCase>& cases, const std::vector<bool>& train)
 {
-  std::map<std::string, std::map<std::string, FamilyResults>> by_benchmark;
+  std::map<model::Benchmark, std::map<std::string, FamilyResults>> by_benchmark;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!train.empty() && !train[i])
       continue;
@@ -106,19 +106,19 @@ std::optional<ScalingRegression::Prediction> ScalingRegression::predict(const Ca
   return prediction;
 }
 
-std::optional<double> ScalingRegression::slope(const std::string& benchmark) const
+std::optional<double> ScalingRegression::slope(model::Benchmark benchmark) const
 {
   const auto it = benchmarks_.find(benchmark);
   return it == benchmarks_.end() ? std::nullopt : std::optional<double>(it->second.slope);
 }
 
-bool ScalingRegression::slope_identified(const std::string& benchmark) const
+bool ScalingRegression::slope_identified(model::Benchmark benchmark) const
 {
   const auto it = benchmarks_.find(benchmark);
   return it != benchmarks_.end() && it->second.slope_identified;
 }
 
-std::optional<double> ScalingRegression::intercept(const std::string& benchmark, const std::string& family) const
+std::optional<double> ScalingRegression::intercept(model::Benchmark benchmark, const std::string& family) const
 {
   const auto it = benchmarks_.find(benchmark);
   if (it == benchmarks_.end())

@@ -44,11 +44,11 @@ public:
   std::optional<Prediction> predict(const CalibrationCase& c) const;
 
   /// s[benchmark] (1 when not identified); nullopt for a benchmark without training results.
-  std::optional<double> slope(const std::string& benchmark) const;
+  std::optional<double> slope(model::Benchmark benchmark) const;
   /// Whether the benchmark's training results identify s (some family at two accelerator counts).
-  bool slope_identified(const std::string& benchmark) const;
+  bool slope_identified(model::Benchmark benchmark) const;
   /// a[benchmark, family] as fitted (log seconds); nullopt for a pair without training results.
-  std::optional<double> intercept(const std::string& benchmark, const std::string& family) const;
+  std::optional<double> intercept(model::Benchmark benchmark, const std::string& family) const;
 
 private:
   struct FamilyIntercept {
@@ -60,7 +60,7 @@ private:
     bool slope_identified = false;
     std::map<std::string, FamilyIntercept> intercepts; ///< family -> a
   };
-  std::map<std::string, BenchmarkFit> benchmarks_;
+  std::map<model::Benchmark, BenchmarkFit> benchmarks_;
 };
 
 /// The regression's left-out predictions over `folds`: each fold's predicted cases by a regression

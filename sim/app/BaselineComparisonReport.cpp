@@ -49,7 +49,7 @@ void print_mode(const analysis::ModeComparison& c)
   fmt::print("  {:<18} {:>4}  {:>8} {:>8} {:>8}   {:>8} {:>8} {:>8}\n", "", "n", "median", "mean", "p90", "median",
              "mean", "p90");
   for (const auto& [benchmark, ours] : c.gpuscale.by_benchmark)
-    print_row(benchmark, ours, c.regression.by_benchmark.at(benchmark));
+    print_row(model::to_string(benchmark), ours, c.regression.by_benchmark.at(benchmark));
   print_row("all", c.gpuscale.overall, c.regression.overall);
   fmt::print("  by accelerators\n");
   for (int bound : analysis::kAcceleratorBuckets) {

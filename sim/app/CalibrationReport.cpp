@@ -26,12 +26,12 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
     const auto& f = fit.parameters[i];
     const model::CalibratedValue value{f.value, f.standard_error, f.results, f.identified, f.note};
     switch (p.group) {
-      case Group::Compute: calibration.compute[p.label] = value; break;
+      case Group::Compute: calibration.compute[*p.benchmark] = value; break;
       case Group::Generation: calibration.generation[p.label] = value; break;
-      case Group::Memory: calibration.memory[p.label] = value; break;
+      case Group::Memory: calibration.memory[*p.benchmark] = value; break;
       case Group::Network: calibration.network[p.label] = value; break;
-      case Group::Overhead: calibration.overhead_s[p.label] = value; break;
-      case Group::StepOverhead: calibration.step_overhead_s[p.label] = value; break;
+      case Group::Overhead: calibration.overhead_s[*p.benchmark] = value; break;
+      case Group::StepOverhead: calibration.step_overhead_s[*p.benchmark] = value; break;
     }
   }
   return calibration;
@@ -39,7 +39,7 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
 
 std::vector<model::BatchSizeRule> batch_size_rules(const std::vector<model::MlperfEntry>& entries)
 {
-  std::map<std::pair<std::string, int>, std::vector<int>> sizes;
+  std::map<std::pair<model::Benchmark, int>, std::vector<int>> sizes;
   for (const auto& e : entries) {
     const int n = e.description.accelerators_total();
     if (n <= 0 || e.global_batch_size <= 0)
@@ -68,7 +68,7 @@ std::string format_parameter_table(const model::Calibration& c)
   };
   model::Calibration::for_each_group(c, [&](const char* key, const auto& values, bool seconds) {
     for (const auto& [name, v] : values)
-      row(std::string(key) + "." + name, v, seconds ? "s" : " ");
+      row(std::string(key) + "." + model::key_text(name), v, seconds ? "s" : " ");
   });
   return out;
 }

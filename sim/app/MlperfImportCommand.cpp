@@ -44,7 +44,7 @@ results::MlperfScoreRow score_row(const model::MlperfEntry& e, const model::Plat
   row.interconnect = d.accelerator_interconnect;
   row.host_networking = d.host_networking;
   row.framework = d.framework;
-  row.benchmark = e.benchmark;
+  row.benchmark = model::to_string(e.benchmark);
   row.global_batch_size = e.global_batch_size;
   row.n_runs = static_cast<std::int64_t>(e.runs.size());
   row.n_converged = e.n_converged;
@@ -62,7 +62,7 @@ results::MlperfRunRow run_row(const model::MlperfEntry& e, const model::MlperfRu
   row.round = e.round;
   row.submitter = e.submitter;
   row.system = e.system;
-  row.benchmark = e.benchmark;
+  row.benchmark = model::to_string(e.benchmark);
   row.result_file = std::filesystem::path(r.file).filename().string();
   row.status = model::to_string(r.status);
   row.problem = r.problem;

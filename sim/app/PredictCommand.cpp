@@ -10,7 +10,7 @@
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
-#include "sim/model/BenchmarkName.hpp"
+#include "sim/model/Benchmark.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
@@ -33,16 +33,17 @@ struct PredictOptions {
 
 /// The batch size to simulate and where it comes from.
 std::pair<int, std::string> choose_batch(const PredictOptions& options, const model::Calibration& calibration,
-                                         const std::string& benchmark, int accelerators)
+                                         model::Benchmark benchmark, int accelerators)
 {
   if (options.global_batch_size > 0)
     return {options.global_batch_size, "--gbs"};
   const auto rule = calibration.batch_size_for(benchmark, accelerators);
   if (!rule)
-    throw std::invalid_argument("the calibration has no batch-size rule for " + benchmark + ": give --gbs");
+    throw std::invalid_argument("the calibration has no batch-size rule for " + model::to_string(benchmark) +
+                                ": give --gbs");
   int gbs = *rule;
   std::string source = fmt::format("calibration: median of MLPerf results at similar scale ({})", gbs);
-  if (benchmark != "llama2_70b_lora" && gbs % accelerators != 0) { // every GPU takes the same share
+  if (benchmark != model::Benchmark::Llama2_70bLora && gbs % accelerators != 0) { // every GPU takes the same share
     gbs = (gbs / accelerators + 1) * accelerators;
     source += fmt::format(", rounded up to a multiple of {} accelerators", accelerators);
   }
@@ -51,7 +52,7 @@ std::pair<int, std::string> choose_batch(const PredictOptions& options, const mo
 
 /// A prediction and what it rests on, before it is printed.
 struct Prediction {
-  std::string benchmark;
+  model::Benchmark benchmark = model::Benchmark::Bert;
   model::MlperfSystem system;
   mlperf::MlperfScenario built;
   results::RunRecord record;
@@ -66,7 +67,7 @@ struct Prediction {
 Prediction make_prediction(const PredictOptions& options)
 {
   Prediction p;
-  const auto benchmark = model::benchmark_name(options.benchmark);
+  const auto benchmark = model::parse_benchmark(options.benchmark);
   if (!benchmark)
     throw std::invalid_argument("unknown benchmark '" + options.benchmark + "' (known: " +
                                 model::known_benchmark_names() + ")");
@@ -102,7 +103,7 @@ Prediction make_prediction(const PredictOptions& options)
   if (regimes.size() > 1)
     notes.push_back(fmt::format("{} accelerators is beyond the calibrated scale of {} ({}): the interval is the "
                                 "wider of {} and beyond_calibrated_scale",
-                                system.accelerators_total(), *benchmark,
+                                system.accelerators_total(), model::to_string(*benchmark),
                                 calibration.intervals.calibrated_accelerators.at(*benchmark), regime));
   // The request's own parameter uncertainty, through the surrogate of its simulated step.
   analysis::CalibrationCase request = mlperf::simulated_case(built, r);
@@ -149,7 +150,7 @@ void print_prediction_json(const Prediction& p)
              "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
              "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"scale_up_link_fraction\": {:.4g}, \"nic_link_fraction\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
              "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
-             json_string(p.benchmark), json_string(p.system.system_name), r.time_to_train_min, interval_json,
+             json_string(model::to_string(p.benchmark)), json_string(p.system.system_name), r.time_to_train_min, interval_json,
              model::kIntervalLevel, json_string(p.regime), p.parameter_sd, r.effective_iter_time_s,
              static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
              json_string(p.gbs_source), s.gpus, r.nodes, json_string(p.built.mapping.gpu_type),

@@ -49,7 +49,7 @@ void write_mode_residuals(const std::string& path, const std::vector<analysis::M
         const auto& c = cases[mode.cases[k]];
         const double r = mode.log_residuals[k];
         out << fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g}\n", model::to_string(mode.regime), c.round,
-                           c.system_key, c.benchmark, c.accelerators, units::to_minutes(c.actual_s),
+                           c.system_key, model::to_string(c.benchmark), c.accelerators, units::to_minutes(c.actual_s),
                            units::to_minutes(c.actual_s) / std::exp(r), r,
                            k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0);
       }
@@ -83,7 +83,8 @@ void print_summary_row(const std::string& name, const std::vector<double>& apes)
 
 /// Absolute percentage errors of the left-out predictions, grouped as the summaries print them.
 struct LeftOutErrors {
-  std::map<std::string, std::vector<double>> by_benchmark, by_bucket; ///< leave-one-system-out
+  std::map<model::Benchmark, std::vector<double>> by_benchmark;       ///< leave-one-system-out
+  std::map<std::string, std::vector<double>> by_bucket;               ///< leave-one-system-out
   std::map<std::string, std::vector<double>> by_family;               ///< leave-one-family-out
   std::vector<double> all;       ///< leave-one-system-out, every result
   std::vector<double> in_sample; ///< the fit on all results
@@ -110,7 +111,7 @@ LeftOutErrors print_left_out_predictions(const analysis::ParameterSpace& space,
     const auto& c = cases[i];
     const double error = (loso[i] - c.actual_s) / c.actual_s * 100.0;
     fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", c.round + "/" + c.system_key,
-               c.benchmark, c.accelerators, units::to_minutes(c.actual_s), units::to_minutes(loso[i]), error,
+               model::to_string(c.benchmark), c.accelerators, units::to_minutes(c.actual_s), units::to_minutes(loso[i]), error,
                c.simulation_s);
     e.by_benchmark[c.benchmark].push_back(std::abs(error));
     e.by_bucket[bucket_label(c.accelerators)].push_back(std::abs(error));
@@ -118,7 +119,7 @@ LeftOutErrors print_left_out_predictions(const analysis::ParameterSpace& space,
     e.all.push_back(std::abs(error));
     e.in_sample.push_back(
         analysis::absolute_percentage_error(space.predict_s(c, fit_x), c.actual_s));
-    e.points.push_back({c.benchmark, c.actual_s, loso[i]});
+    e.points.push_back({model::to_string(c.benchmark), c.actual_s, loso[i]});
   }
   return e;
 }
@@ -128,8 +129,8 @@ void print_error_summaries(const LeftOutErrors& e)
 {
   fmt::print("\nAbsolute percentage error, leave-one-system-out\n  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "", "n",
              "median %", "mean %", "p90 %");
-  for (const auto& [name, apes] : e.by_benchmark)
-    print_summary_row(name, apes);
+  for (const auto& [benchmark, apes] : e.by_benchmark)
+    print_summary_row(model::to_string(benchmark), apes);
   print_summary_row("all", e.all);
   fmt::print("  by accelerators\n");
   for (const char* bucket : {"<=8", "9-64", "65-512", ">512"})

@@ -2,7 +2,7 @@
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/ConvergenceWriter.hpp"
 #include "sim/mlperf/DataPaths.hpp"
-#include "sim/model/BenchmarkName.hpp"
+#include "sim/model/Benchmark.hpp"
 #include "sim/model/ConvergenceModel.hpp"
 
 #include <fmt/format.h>
@@ -68,11 +68,11 @@ std::string format_fit_report(const std::string& path, const model::ConvergenceT
 void convergence(ConvergenceOptions options)
 {
   if (!options.request.benchmark.empty()) { // any name the benchmark goes by (bert-large, ssd, ...)
-    const auto name = model::benchmark_name(options.request.benchmark);
+    const auto name = model::parse_benchmark(options.request.benchmark);
     if (!name)
       throw std::invalid_argument("workload convergence: unknown benchmark '" + options.request.benchmark +
                                   "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
-    options.request.benchmark = *name;
+    options.request.benchmark = model::to_string(*name);
   }
   const bool regenerating = !options.request.rcp_json_path.empty() || !options.request.benchmark.empty() ||
                             !options.output_path.empty();

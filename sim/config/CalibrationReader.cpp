@@ -30,8 +30,33 @@ model::CalibratedValue read_value(MappingReader reader, bool seconds, model::Par
   return value;
 }
 
-void read_group(MappingReader& parent, const std::string& key, bool seconds,
-                std::map<std::string, model::CalibratedValue>& out)
+/// "bert, llama2_70b_lora, ...": the benchmark keys a calibration file may use (gpuscale's names only).
+std::string benchmark_keys()
+{
+  std::string text;
+  for (const auto benchmark : model::all_benchmarks())
+    text += (text.empty() ? "" : ", ") + model::to_string(benchmark);
+  return text;
+}
+
+/// The key `name` of a group keyed by `Key`: any name for named groups, a benchmark's name for
+/// benchmark groups (else a located error at the key, and nullopt).
+std::optional<std::string> parse_key(const std::string& name, const YAML::Node&, const MappingReader&, const std::string*)
+{
+  return name;
+}
+std::optional<model::Benchmark> parse_key(const std::string& name, const YAML::Node& key_node,
+                                          const MappingReader& group, const model::Benchmark*)
+{
+  if (const auto benchmark = model::benchmark_of_name(name))
+    return benchmark;
+  report(group.diagnostics(), group.file(), key_node, group.path_of(name),
+         "unknown benchmark '" + name + "' (known: " + benchmark_keys() + ")");
+  return std::nullopt;
+}
+
+template <class Key>
+void read_group(MappingReader& parent, const std::string& key, bool seconds, std::map<Key, model::CalibratedValue>& out)
 {
   const model::ParameterRange range = model::parameter_range(key);
   auto node = parent.child(key, Presence::Optional);
@@ -42,8 +67,11 @@ void read_group(MappingReader& parent, const std::string& key, bool seconds,
     return;
   for (auto it = node->begin(); it != node->end(); ++it) {
     const std::string name = it->first.Scalar();
-    out[name] = read_value(MappingReader(it->second, parent.file(), group.path_of(name), parent.diagnostics()),
-                           seconds, range);
+    const auto parsed = parse_key(name, it->first, group, static_cast<const Key*>(nullptr));
+    const auto value = read_value(MappingReader(it->second, parent.file(), group.path_of(name), parent.diagnostics()),
+                                  seconds, range);
+    if (parsed)
+      out[*parsed] = value;
     (void)group.child(name, Presence::Optional);
   }
   group.finish();
@@ -58,12 +86,17 @@ void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& 
     MappingReader rule((*node)[i], parent.file(), parent.path_of("batch_sizes") + "/" + std::to_string(i),
                        parent.diagnostics());
     model::BatchSizeRule r;
-    r.benchmark = rule.identifier("benchmark", Presence::Required).value_or("");
+    const auto name = rule.identifier("benchmark", Presence::Required);
+    const auto benchmark = name ? model::benchmark_of_name(*name) : std::nullopt;
+    if (name && !benchmark)
+      rule.error("benchmark", "unknown benchmark '" + *name + "' (known: " + benchmark_keys() + ")");
+    r.benchmark = benchmark.value_or(model::Benchmark::Bert);
     r.max_accelerators = static_cast<int>(rule.integer("max_accelerators", 1, 10'000'000, Presence::Required).value_or(0));
     r.global_batch_size = static_cast<int>(rule.integer("global_batch_size", 1, 1'000'000'000, Presence::Required).value_or(0));
     r.results = static_cast<int>(rule.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
     rule.finish();
-    out.push_back(r);
+    if (benchmark)
+      out.push_back(r);
   }
 }
 
@@ -81,9 +114,13 @@ void read_intervals(MappingReader& parent, model::IntervalModel& out)
   if (auto scale = intervals.child("calibrated_accelerators", Presence::Required)) {
     MappingReader reader(*scale, parent.file(), intervals.path_of("calibrated_accelerators"), parent.diagnostics());
     if (reader.valid())
-      for (auto it = scale->begin(); it != scale->end(); ++it)
-        out.calibrated_accelerators[it->first.Scalar()] =
-            static_cast<int>(reader.integer(it->first.Scalar(), 1, 100'000'000, Presence::Required).value_or(1));
+      for (auto it = scale->begin(); it != scale->end(); ++it) {
+        const std::string name = it->first.Scalar();
+        const auto benchmark = parse_key(name, it->first, reader, static_cast<const model::Benchmark*>(nullptr));
+        const int accelerators = static_cast<int>(reader.integer(name, 1, 100'000'000, Presence::Required).value_or(1));
+        if (benchmark)
+          out.calibrated_accelerators[*benchmark] = accelerators;
+      }
     reader.finish();
   }
   std::vector<std::string> known;
@@ -160,14 +197,15 @@ std::string format_value(const model::CalibratedValue& v, bool seconds)
   return text + "}";
 }
 
-void format_group(std::string& out, const std::string& key, const std::map<std::string, model::CalibratedValue>& group,
+template <class Key>
+void format_group(std::string& out, const std::string& key, const std::map<Key, model::CalibratedValue>& group,
                   bool seconds)
 {
   if (group.empty()) // an empty group would read back as a key without a mapping
     return;
   out += "  " + key + ":\n";
   for (const auto& [name, value] : group)
-    out += "    " + name + ": " + format_value(value, seconds) + "\n";
+    out += "    " + model::key_text(name) + ": " + format_value(value, seconds) + "\n";
 }
 
 } // namespace
@@ -229,7 +267,8 @@ std::string format_calibration(const model::Calibration& calibration)
   });
   out += "  batch_sizes:\n";
   for (const auto& r : calibration.batch_sizes)
-    out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n", r.benchmark,
+    out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n",
+                       model::to_string(r.benchmark),
                        r.max_accelerators, r.global_batch_size, r.results);
   const auto& intervals = calibration.intervals;
   if (intervals.empty())
@@ -243,7 +282,7 @@ std::string format_calibration(const model::Calibration& calibration)
   out += "]\n    calibrated_accelerators: {";
   bool first = true;
   for (const auto& [benchmark, n] : intervals.calibrated_accelerators) {
-    out += fmt::format("{}{}: {}", first ? "" : ", ", benchmark, n);
+    out += fmt::format("{}{}: {}", first ? "" : ", ", model::to_string(benchmark), n);
     first = false;
   }
   out += "}\n    modes:\n";

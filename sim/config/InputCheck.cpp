@@ -11,7 +11,7 @@
 #include "sim/config/RcpReader.hpp"
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/config/SweepReader.hpp"
-#include "sim/model/BenchmarkName.hpp"
+#include "sim/model/Benchmark.hpp"
 #include "sim/config/WorkloadReader.hpp"
 #include "sim/config/YamlFile.hpp"
 #include "sim/units/Quantity.hpp"
@@ -106,16 +106,16 @@ Diagnostic log_problem(const std::string& path, const std::string& problem)
 std::string check_mlperf_log(const std::string& path, const std::string& text)
 {
   const auto first = parse_mlperf_log(text, path, "");
-  const auto benchmark = model::benchmark_name(first.submission_benchmark);
+  const auto benchmark = model::parse_benchmark(first.submission_benchmark);
   if (!benchmark)
     throw ConfigError({{path, 0, 0, "",
                         "MLPerf log of benchmark '" + first.submission_benchmark +
                             "' (submission_benchmark), which gpuscale does not model (known: bert, llama2_70b_lora, "
                             "resnet, retinanet or ssd, stable_diffusion)"}});
-  const auto run = parse_mlperf_log(text, path, *benchmark);
+  const auto run = parse_mlperf_log(text, path, model::to_string(*benchmark));
   if (!run.valid())
     throw ConfigError({log_problem(path, run.problem)});
-  return "MLPerf " + *benchmark + " log: converged in " + format_count(units::to_minutes(run.run_s())) + " min after " +
+  return "MLPerf " + model::to_string(*benchmark) + " log: converged in " + format_count(units::to_minutes(run.run_s())) + " min after " +
          format_count(run.samples_to_converge) + " samples, global batch " + std::to_string(run.global_batch_size);
 }
 

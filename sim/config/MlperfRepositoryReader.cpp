@@ -3,7 +3,7 @@
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
-#include "sim/model/BenchmarkName.hpp"
+#include "sim/model/Benchmark.hpp"
 #include "sim/model/MlperfScore.hpp"
 
 #include <algorithm>
@@ -73,7 +73,7 @@ void read_system_results(const fs::path& system_dir, const fs::path& system_json
     out.problems.push_back(std::string(e.what()) + " (entries of this system skipped)");
   }
   for (const auto& dir : benchmark_dirs) {
-    const auto benchmark = model::benchmark_name(dir.filename().string());
+    const auto benchmark = model::parse_benchmark(dir.filename().string());
     if (!benchmark) {
       ++out.skipped_benchmark_folders;
       continue;
@@ -88,7 +88,7 @@ void read_system_results(const fs::path& system_dir, const fs::path& system_json
     entry.description = description;
     for (const auto& file : sorted_children(dir, false, out.problems))
       if (is_result_file(file))
-        entry.runs.push_back(read_mlperf_log(file.string(), *benchmark));
+        entry.runs.push_back(read_mlperf_log(file.string(), model::to_string(*benchmark)));
     if (entry.runs.empty())
       continue;
     mark_inconsistent_runs(entry);

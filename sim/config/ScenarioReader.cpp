@@ -209,7 +209,8 @@ void read_training_tables(MappingReader& scenario, const NamedFiles& files, Scen
                           Diagnostics& diagnostics)
 {
   auto& s = reading.scenario;
-  const std::string benchmark = reading.workload->benchmark;
+  // Convergence tables are files named, and tables keyed, by the benchmark's name ("" without one).
+  const std::string benchmark = reading.workload->benchmark ? model::to_string(*reading.workload->benchmark) : "";
   const fs::path workload_dir = fs::path(s.workload_path).parent_path();
   if (files.convergence) {
     s.convergence_path = resolve(scenario.file(), *files.convergence);

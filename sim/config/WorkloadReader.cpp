@@ -3,7 +3,7 @@
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/YamlFile.hpp"
-#include "sim/model/BenchmarkName.hpp"
+#include "sim/model/Benchmark.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -220,10 +220,12 @@ model::WorkloadTrace read_workload(const std::string& path)
     if (auto workload_node = top.child("workload", Presence::Required)) {
       MappingReader workload(*workload_node, path, "/workload", diagnostics);
       trace.name = workload.identifier("name", Presence::Required).value_or("");
-      trace.benchmark = workload.identifier("benchmark", Presence::Optional).value_or("");
-      if (!trace.benchmark.empty() && model::benchmark_name(trace.benchmark) != trace.benchmark)
-        workload.error("benchmark", "unknown benchmark '" + trace.benchmark +
-                                        "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+      if (const auto name = workload.identifier("benchmark", Presence::Optional); name && !name->empty()) {
+        trace.benchmark = model::benchmark_of_name(*name);
+        if (!trace.benchmark)
+          workload.error("benchmark", "unknown benchmark '" + *name +
+                                          "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+      }
       trace.description = workload.text("description", Presence::Optional).value_or("");
       if (auto precision = workload.text("precision", Presence::Required)) {
         if (auto parsed = model::parse_precision(*precision))

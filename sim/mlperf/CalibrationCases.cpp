@@ -19,7 +19,7 @@ namespace {
 
 std::string key_of(const model::MlperfEntry& e)
 {
-  return e.round + "/" + e.submitter + "/" + e.system + "/" + e.benchmark;
+  return e.round + "/" + e.submitter + "/" + e.system + "/" + model::to_string(e.benchmark);
 }
 
 /// The runs' start times: identical sets mean the same runs published twice.

@@ -1,6 +1,6 @@
 #include "sim/mlperf/DataPaths.hpp"
 
-#include "sim/model/BenchmarkName.hpp"
+#include "sim/model/Benchmark.hpp"
 
 #include <stdexcept>
 
@@ -16,12 +16,9 @@ std::string catalog_path()
   return data_dir() + "/calibration/catalog.yaml";
 }
 
-std::string workload_path(const std::string& benchmark)
+std::string workload_path(model::Benchmark benchmark)
 {
-  if (const auto name = model::workload_name(benchmark))
-    return data_dir() + "/workloads/" + *name + ".yaml";
-  throw std::invalid_argument("no workload trace for benchmark '" + benchmark + "' (known: " +
-                              model::known_benchmark_names() + ")");
+  return data_dir() + "/workloads/" + model::workload_name(benchmark) + ".yaml";
 }
 
 } // namespace gpuscale::mlperf

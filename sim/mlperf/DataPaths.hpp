@@ -3,6 +3,8 @@
 /// committed calibration): the repository the binary was built from. A user's own accelerators and node
 /// types come in through `--catalog FILE` (CatalogOption.hpp), not by replacing these files.
 
+#include "sim/model/Benchmark.hpp"
+
 #include <string>
 
 namespace gpuscale::mlperf {
@@ -11,8 +13,7 @@ namespace gpuscale::mlperf {
 std::string data_dir();
 /// calibration/catalog.yaml: every catalog accelerator and node type (read_platform adds `--catalog` files).
 std::string catalog_path();
-/// workloads/<file>.yaml of a benchmark (bert -> bert-large.yaml, ...); throws std::invalid_argument
-/// for a benchmark gpuscale has no trace of.
-std::string workload_path(const std::string& benchmark);
+/// workloads/<file>.yaml of a benchmark (bert -> bert-large.yaml, ...).
+std::string workload_path(model::Benchmark benchmark);
 
 } // namespace gpuscale::mlperf

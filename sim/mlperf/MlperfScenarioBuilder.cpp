@@ -19,18 +19,18 @@ MlperfScenarioBuilder::MlperfScenarioBuilder()
 {
 }
 
-const model::WorkloadTrace& MlperfScenarioBuilder::workload(const std::string& benchmark)
+const model::WorkloadTrace& MlperfScenarioBuilder::workload(model::Benchmark benchmark)
 {
   auto it = workloads_.find(benchmark);
   if (it == workloads_.end()) {
     it = workloads_.emplace(benchmark, config::read_workload(workload_path(benchmark))).first;
-    convergence_.emplace(benchmark,
-                         config::read_convergence(data_dir() + "/workloads/convergence/" + benchmark + ".yaml"));
+    convergence_.emplace(benchmark, config::read_convergence(data_dir() + "/workloads/convergence/" +
+                                                             model::to_string(benchmark) + ".yaml"));
   }
   return it->second;
 }
 
-MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, const std::string& benchmark,
+MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, model::Benchmark benchmark,
                                             int global_batch_size, const model::Calibration& calibration,
                                             bool run_overhead)
 {
@@ -49,7 +49,7 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, c
   r.convergence = convergence_.at(benchmark);
   const model::GpuType& gpu = r.platform.gpu_types.at(out.mapping.gpu_type);
   auto& s = r.scenario;
-  s.name = "mlperf-" + system.submitter + "-" + system.system_name + "-" + benchmark;
+  s.name = "mlperf-" + system.submitter + "-" + system.system_name + "-" + model::to_string(benchmark);
   s.platform_path = system.file;
   s.workload_path = workload_path(benchmark);
   s.gpus = system.accelerators_total();

@@ -29,17 +29,17 @@ public:
   /// The scenario, resolved (model::resolve_in_place) with `calibration`'s efficiencies and, where
   /// `run_overhead` says so, its per-run overhead. Throws ConfigError (unknown accelerator, CPU-only
   /// system) or std::invalid_argument (no layout, or a layout that does not fit).
-  MlperfScenario build(const model::MlperfSystem& system, const std::string& benchmark, int global_batch_size,
+  MlperfScenario build(const model::MlperfSystem& system, model::Benchmark benchmark, int global_batch_size,
                        const model::Calibration& calibration, bool run_overhead);
 
   const model::Platform& catalog() const { return catalog_; }
 
 private:
-  const model::WorkloadTrace& workload(const std::string& benchmark);
+  const model::WorkloadTrace& workload(model::Benchmark benchmark);
 
   model::Platform catalog_;
-  std::map<std::string, model::WorkloadTrace> workloads_;
-  std::map<std::string, model::ConvergenceTable> convergence_;
+  std::map<model::Benchmark, model::WorkloadTrace> workloads_;
+  std::map<model::Benchmark, model::ConvergenceTable> convergence_;
   std::vector<model::HostInputCost> host_costs_;
 };
 

@@ -76,8 +76,10 @@ void choose_submitter_layout(model::Scenario& s, const model::WorkloadTrace& wor
   s.activation_checkpointing = false;
   s.precision.reset();
   s.collective = model::CollectiveAlgorithm::Auto;
-  s.input_pipeline = workload.benchmark == "resnet" || workload.benchmark == "retinanet" ? "dali-gpu-decode" : "";
-  if (workload.benchmark == "llama2_70b_lora")
+  using model::Benchmark;
+  s.input_pipeline =
+      workload.benchmark == Benchmark::Resnet || workload.benchmark == Benchmark::Retinanet ? "dali-gpu-decode" : "";
+  if (workload.benchmark == Benchmark::Llama2_70bLora)
     llama_layout(s, workload, gpu, gpus_per_node);
   else
     data_parallel_layout(s, workload, gpu);

@@ -5,19 +5,21 @@
 
 namespace gpuscale::model {
 
-Efficiency Calibration::efficiency_for(const std::string& benchmark, const std::string& generation_name) const
+Efficiency Calibration::efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation_name) const
 {
   Efficiency efficiency;
-  const auto c = compute.find(benchmark);
+  if (!benchmark)
+    return efficiency;
+  const auto c = compute.find(*benchmark);
   auto g = generation.find(generation_name);
   if (g == generation.end()) // an uncalibrated generation: the reference generation's fraction
     g = generation.find(kReferenceGeneration);
   const double factor = g != generation.end() ? g->second.value : kReferenceComputeFraction;
   if (c != compute.end())
     efficiency.compute = std::min(kMaxComputeEfficiency, c->second.value * factor);
-  if (const auto m = memory.find(benchmark); m != memory.end())
+  if (const auto m = memory.find(*benchmark); m != memory.end())
     efficiency.memory = m->second.value;
-  if (const auto o = step_overhead_s.find(benchmark); o != step_overhead_s.end())
+  if (const auto o = step_overhead_s.find(*benchmark); o != step_overhead_s.end())
     efficiency.step_overhead_s = o->second.value;
   return efficiency;
 }
@@ -40,13 +42,15 @@ bool Calibration::choice(const std::string& name, bool otherwise) const
   return it != choices.end() ? it->second.value >= 0.5 : otherwise;
 }
 
-double Calibration::overhead_s_for(const std::string& benchmark) const
+double Calibration::overhead_s_for(std::optional<Benchmark> benchmark) const
 {
-  const auto it = overhead_s.find(benchmark);
+  if (!benchmark)
+    return 0.0;
+  const auto it = overhead_s.find(*benchmark);
   return it != overhead_s.end() ? it->second.value : 0.0;
 }
 
-std::optional<int> Calibration::batch_size_for(const std::string& benchmark, int accelerators) const
+std::optional<int> Calibration::batch_size_for(Benchmark benchmark, int accelerators) const
 {
   const BatchSizeRule* largest = nullptr;
   for (const auto& rule : batch_sizes) {

@@ -10,6 +10,7 @@
 ///   step               += step_overhead[benchmark] seconds (per-step cost the step model lacks)
 ///   time to train      += overhead[benchmark] seconds      (per-run cost the step model lacks)
 
+#include "sim/model/Benchmark.hpp"
 #include "sim/model/Platform.hpp"
 #include "sim/model/PredictionInterval.hpp"
 #include "sim/model/Scenario.hpp"
@@ -33,7 +34,7 @@ struct CalibratedValue {
 /// The global batch size MLPerf submitters use for `benchmark` at up to `max_accelerators`
 /// (median of the calibration results in that accelerator-count bucket).
 struct BatchSizeRule {
-  std::string benchmark;
+  Benchmark benchmark = Benchmark::Bert;
   int max_accelerators = 0;
   int global_batch_size = 0;
   int results = 0;
@@ -68,21 +69,29 @@ struct NetworkFitSummary {
   std::vector<NetworkFitLog> logs;
 };
 
+/// A group of calibrated values keyed by benchmark, or by name (generation, link class, ...).
+using BenchmarkValues = std::map<Benchmark, CalibratedValue>;
+using NamedValues = std::map<std::string, CalibratedValue>;
+
+/// A group's key as the calibration file and the reports write it.
+inline std::string key_text(Benchmark benchmark) { return to_string(benchmark); }
+inline const std::string& key_text(const std::string& name) { return name; }
+
 struct Calibration {
-  std::map<std::string, CalibratedValue> compute;    ///< benchmark -> e_c on the reference generation (hopper)
-  std::map<std::string, CalibratedValue> generation; ///< accelerator generation -> factor (hopper: 1)
-  std::map<std::string, CalibratedValue> memory;     ///< benchmark -> e_m
+  BenchmarkValues compute;  ///< benchmark -> e_c on the reference generation (hopper)
+  NamedValues generation;   ///< accelerator generation -> factor (hopper: 1)
+  BenchmarkValues memory;   ///< benchmark -> e_m
   /// Link class (optionally @generation) or "nvls" -> usable fraction of the line rate. Measured by
   /// nccl-tests (the references, or `gpuscale calibrate-network` on a user's logs), held fixed by
   /// the fit against MLPerf: a property of the links, not of a benchmark.
-  std::map<std::string, CalibratedValue> network;
-  std::map<std::string, CalibratedValue> collective_s; ///< "fixed", "simple_step" -> seconds (LinkFractions)
+  NamedValues network;
+  NamedValues collective_s; ///< "fixed", "simple_step" -> seconds (LinkFractions)
   /// Modelling choices the data cannot show directly, declared with the evidence for them (1 taken,
   /// 0 not): "sharp_on_infiniband", whether MLPerf systems on InfiniBand HDR/NDR/XDR reduce in the
   /// network (no system description says).
-  std::map<std::string, CalibratedValue> choices;
-  std::map<std::string, CalibratedValue> overhead_s; ///< benchmark -> seconds added to every run
-  std::map<std::string, CalibratedValue> step_overhead_s; ///< benchmark -> seconds added to every step
+  NamedValues choices;
+  BenchmarkValues overhead_s;      ///< benchmark -> seconds added to every run
+  BenchmarkValues step_overhead_s; ///< benchmark -> seconds added to every step
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
   CalibrationSummary summary;
   IntervalModel intervals;                           ///< left-out residuals per validation mode (prediction intervals)
@@ -105,16 +114,17 @@ struct Calibration {
   }
 
   /// Efficiencies for `benchmark` on accelerators of `generation`. Unknown generation: factor 1
-  /// (the caller may say so).
-  Efficiency efficiency_for(const std::string& benchmark, const std::string& generation) const;
+  /// (the caller may say so). No benchmark (a workload that is not an MLPerf benchmark), or one the
+  /// calibration lacks: Efficiency's defaults.
+  Efficiency efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation) const;
   /// The link fractions and collective costs of `network` and `collective` (no what-ifs).
   LinkFractions link_fractions() const;
   /// The declared choice `name` (choices), or `otherwise` when the calibration has none.
   bool choice(const std::string& name, bool otherwise) const;
-  /// Seconds added to every run of `benchmark` (0 when the calibration has none).
-  double overhead_s_for(const std::string& benchmark) const;
+  /// Seconds added to every run of `benchmark` (0 without a benchmark or when the calibration has none).
+  double overhead_s_for(std::optional<Benchmark> benchmark) const;
   /// The batch-size rule for `accelerators`; nullopt when the benchmark has none.
-  std::optional<int> batch_size_for(const std::string& benchmark, int accelerators) const;
+  std::optional<int> batch_size_for(Benchmark benchmark, int accelerators) const;
 };
 
 /// The range of one group of calibrated parameters, defined once here: the fit searches inside it,

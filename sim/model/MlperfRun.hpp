@@ -2,6 +2,7 @@
 /// What gpuscale reads from MLPerf Training result logs (MLLOG lines): one run per result file, and
 /// one entry per (round, submitter, system, benchmark) with its official score.
 
+#include "sim/model/Benchmark.hpp"
 #include "sim/model/MlperfSystem.hpp"
 
 #include <optional>
@@ -49,7 +50,7 @@ struct MlperfEntry {
   std::string round;     ///< e.g. v4.1
   std::string submitter; ///< folder name
   std::string system;    ///< folder name
-  std::string benchmark; ///< gpuscale's name (ssd -> retinanet)
+  Benchmark benchmark = Benchmark::Bert; ///< from the folder name (ssd -> retinanet)
   MlperfSystem description;
   std::vector<MlperfRun> runs;
 

@@ -25,7 +25,7 @@ std::vector<PredictionRegime> all_prediction_regimes()
 }
 
 std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool generation_calibrated,
-                                          const std::string& family, const std::string& benchmark, int accelerators)
+                                          const std::string& family, Benchmark benchmark, int accelerators)
 {
   std::vector<PredictionRegime> regimes;
   if (!generation_calibrated)

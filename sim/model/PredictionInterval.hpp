@@ -20,6 +20,8 @@
 /// the results they come from; only a request outside that range gets more, so it is not counted
 /// twice. (Widening beyond the median s instead widened half of the results and covered 86-90 %.)
 
+#include "sim/model/Benchmark.hpp"
+
 #include <map>
 #include <optional>
 #include <utility>
@@ -61,7 +63,7 @@ std::pair<double, double> widened_log_bounds(double low_log, double high_log, do
 struct IntervalModel {
   std::map<std::string, ResidualQuantiles> modes;       ///< to_string(regime) -> quantiles
   std::vector<std::string> families;                    ///< catalog accelerators with calibration results
-  std::map<std::string, int> calibrated_accelerators;   ///< benchmark -> most accelerators of a calibration result
+  std::map<Benchmark, int> calibrated_accelerators;     ///< benchmark -> most accelerators of a calibration result
 
   bool empty() const { return modes.empty(); }
 };
@@ -71,7 +73,7 @@ struct IntervalModel {
 /// catalog accelerator has none, else calibrated_family; beyond_calibrated_scale in addition when it uses
 /// more accelerators than any calibration result of the benchmark.
 std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool generation_calibrated,
-                                          const std::string& family, const std::string& benchmark, int accelerators);
+                                          const std::string& family, Benchmark benchmark, int accelerators);
 
 /// The interval of `predicted_s` under `regimes`: the union of their modes' intervals (so a
 /// request both of a new family and beyond the calibrated scale gets the wider bounds of either).

@@ -253,7 +253,8 @@ void expand_batch_allocation(Scenario& s, const Platform& platform, ConflictList
 std::optional<HostInputCost> choose_host_pipeline(const Scenario& s, const ScenarioInputs& inputs,
                                                   ConflictList& conflicts)
 {
-  const std::string& benchmark = inputs.workload->benchmark;
+  // The host pipeline table is keyed by benchmark name; a workload without a benchmark has no row.
+  const std::string benchmark = inputs.workload->benchmark ? to_string(*inputs.workload->benchmark) : "";
   if (inputs.host_costs == nullptr) {
     if (!s.input_pipeline.empty())
       conflicts.add(Kind::Layout, "input_pipeline",

@@ -1,6 +1,7 @@
 #pragma once
 /// A training workload as a sequence of layers (one forward pass in order; backward runs them in reverse).
 
+#include "sim/model/Benchmark.hpp"
 #include "sim/model/KernelShape.hpp"
 #include "sim/model/Precision.hpp"
 
@@ -52,7 +53,9 @@ struct Layer {
 
 struct WorkloadTrace {
   std::string name;
-  std::string benchmark;
+  /// The MLPerf benchmark the trace models; none for a user workload (it then runs without calibrated
+  /// efficiencies or overheads).
+  std::optional<Benchmark> benchmark;
   std::string description;
   Precision precision = Precision::Bf16;
   std::string sample;

@@ -7,32 +7,33 @@
 #include <sstream>
 
 using namespace gpuscale;
+using model::Benchmark;
 
 TEST_CASE("config::format_calibration and read_calibration_text round-trip a calibration", "[config]")
 {
   model::Calibration c;
-  c.compute["bert"] = {0.9, 0.05, 20, true, ""};
+  c.compute[Benchmark::Bert] = {0.9, 0.05, 20, true, ""};
   c.generation["hopper"] = {1.0, 0.0, 0, true, "reference generation: held at 1"};
   c.generation["ampere"] = {0.6, 0.1, 9, false, "at its bound"};
-  c.memory["bert"] = {0.8, 0.2, 100, true, ""};
+  c.memory[Benchmark::Bert] = {0.8, 0.2, 100, true, ""};
   c.network["nic"] = {0.6, 0.1, 30, true, ""};
   c.network["nvswitch@ampere"] = {0.7, 0.05, 0, true, "from nccl-tests"};
   c.collective_s["fixed"] = {8e-6, 1e-6, 0, true, ""};
-  c.overhead_s["bert"] = {42.0, 3.0, 20, true, ""};
-  c.batch_sizes = {{"bert", 8, 768, 20}, {"bert", 64, 4608, 2}};
+  c.overhead_s[Benchmark::Bert] = {42.0, 3.0, 20, true, ""};
+  c.batch_sizes = {{Benchmark::Bert, 8, 768, 20}, {Benchmark::Bert, 64, 4608, 2}};
   c.summary.results = 200;
   c.summary.command = "gpuscale calibrate";
   const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
-  CHECK(read.compute.at("bert").value == Approx(0.9));
+  CHECK(read.compute.at(Benchmark::Bert).value == Approx(0.9));
   CHECK(read.generation.at("ampere").identified == false);
   CHECK(read.generation.at("ampere").note == "at its bound");
-  CHECK(read.overhead_s.at("bert").value == Approx(42.0));
-  CHECK(read.overhead_s_for("bert") == Approx(42.0));
-  CHECK(read.batch_size_for("bert", 8) == 768);
-  CHECK(read.batch_size_for("bert", 16) == 4608);
-  CHECK(read.batch_size_for("bert", 4096) == 4608); // beyond the largest bucket: the largest bucket's
-  CHECK_FALSE(read.batch_size_for("resnet", 8).has_value());
-  const auto e = read.efficiency_for("bert", "ampere");
+  CHECK(read.overhead_s.at(Benchmark::Bert).value == Approx(42.0));
+  CHECK(read.overhead_s_for(Benchmark::Bert) == Approx(42.0));
+  CHECK(read.batch_size_for(Benchmark::Bert, 8) == 768);
+  CHECK(read.batch_size_for(Benchmark::Bert, 16) == 4608);
+  CHECK(read.batch_size_for(Benchmark::Bert, 4096) == 4608); // beyond the largest bucket: the largest bucket's
+  CHECK_FALSE(read.batch_size_for(Benchmark::Resnet, 8).has_value());
+  const auto e = read.efficiency_for(Benchmark::Bert, "ampere");
   CHECK(e.compute == Approx(0.9 * 0.6));
   CHECK(e.memory == Approx(0.8));
   const auto links = read.link_fractions();
@@ -113,4 +114,24 @@ TEST_CASE("config::default_calibration is the committed calibration/mlperf.yaml"
   text << in.rdbuf();
   CHECK(text.str() == config::embedded_calibration_text());
   CHECK_NOTHROW(config::default_calibration());
+}
+
+TEST_CASE("config::read_calibration_text reports an unknown benchmark key at its location and reads on", "[config]")
+{
+  const std::string text = "calibration:\n"
+                           "  compute:\n"
+                           "    bert: {value: 0.9}\n"
+                           "    gpt3: {value: 0.5}\n"
+                           "  batch_sizes:\n"
+                           "    - {benchmark: bert-large, max_accelerators: 8, global_batch_size: 768}\n";
+  try {
+    (void)config::read_calibration_text(text, "c.yaml");
+    FAIL("no ConfigError");
+  } catch (const config::ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "c.yaml:4:5: error: /calibration/compute/gpt3: unknown benchmark 'gpt3' (known: bert, llama2_70b_lora, "
+          "resnet, retinanet, stable_diffusion)\n"
+          "c.yaml:6:19: error: /calibration/batch_sizes/0/benchmark: unknown benchmark 'bert-large' (known: bert, "
+          "llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+  }
 }

@@ -65,7 +65,7 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   const auto& box = entry_of(imported, "box8");
   CHECK(box.round == "v9.9");
   CHECK(box.submitter == "Acme");
-  CHECK(box.benchmark == "bert");
+  CHECK(box.benchmark == model::Benchmark::Bert);
   CHECK(box.description.accelerator_model_name == "NVIDIA H100-SXM5-80GB");
   CHECK(box.runs.size() == 5);
   CHECK(box.n_converged == 4);
@@ -97,7 +97,7 @@ TEST_CASE("config::read_mlperf_repository reads an upstream round repository, ss
   REQUIRE(imported.entries.size() == 1);
   const auto& e = imported.entries[0];
   CHECK(e.round == "v9.9");
-  CHECK(e.benchmark == "retinanet");
+  CHECK(e.benchmark == model::Benchmark::Retinanet);
   CHECK(e.score_s.value() == Approx(31.0 * 60).margin(1e-9));
   CHECK(e.mean_epochs_to_converge == 3.0);
   CHECK(e.mean_samples_to_converge == 3.0 * 1170301);
@@ -150,7 +150,7 @@ TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on 
   const auto imported = config::read_mlperf_repository(*dir);
   std::map<std::string, const model::MlperfEntry*> by_key;
   for (const auto& e : imported.entries)
-    by_key[e.round + "/" + e.submitter + "/" + e.system + "/" + e.benchmark] = &e;
+    by_key[e.round + "/" + e.submitter + "/" + e.system + "/" + model::to_string(e.benchmark)] = &e;
   std::ifstream csv(*dir + "/scores_calibration.csv");
   std::string line;
   std::getline(csv, line);

@@ -34,7 +34,7 @@ TEST_CASE("model::resolve_scenario applies the calibration and the same link fra
   const model::Calibration& calibration = config::default_calibration();
   const auto one_node = config::read_scenario(write_file("one.yaml", "scenario:\n" + kBase + "  gpus: 8\n"));
   const auto many_nodes = config::read_scenario(write_file("many.yaml", "scenario:\n" + kBase + "  gpus: 64\n"));
-  const auto expect = calibration.efficiency_for("bert", "hopper");
+  const auto expect = calibration.efficiency_for(model::Benchmark::Bert, "hopper");
   CHECK(one_node.scenario.efficiency.compute == expect.compute);
   CHECK(many_nodes.scenario.efficiency.memory == expect.memory);
   CHECK(many_nodes.scenario.efficiency.step_overhead_s == expect.step_overhead_s);
@@ -51,7 +51,7 @@ TEST_CASE("model::resolve_scenario applies the calibration and the same link fra
                                                                         "  gpus: 64\n  efficiency: {compute: 0.5}\n"));
   REQUIRE(table.convergence);
   CHECK(many_nodes.convergence->run_start_overhead_s ==
-        Approx(table.convergence->run_start_overhead_s + calibration.overhead_s_for("bert")).epsilon(1e-12));
+        Approx(table.convergence->run_start_overhead_s + calibration.overhead_s_for(model::Benchmark::Bert)).epsilon(1e-12));
   // A scenario that states its efficiencies keeps them (the others at their defaults).
   CHECK(table.scenario.efficiency.compute == 0.5);
   CHECK_FALSE(table.scenario.efficiency.network.has_value());

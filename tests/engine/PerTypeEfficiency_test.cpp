@@ -41,7 +41,7 @@ double calibrated_speed(const model::Calibration& calibration, const model::Reso
     g = calibration.generation.find(model::kReferenceGeneration);
   const double factor = g->second.value;
   const double compute =
-      std::min(model::kMaxComputeEfficiency, calibration.compute.at(r.workload.benchmark).value * factor);
+      std::min(model::kMaxComputeEfficiency, calibration.compute.at(*r.workload.benchmark).value * factor);
   return gpu.peak_for(r.precision()).value() * compute;
 }
 

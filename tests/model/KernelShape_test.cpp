@@ -60,8 +60,9 @@ TEST_CASE("the committed traces give every layer with FLOPs its kernels, adding 
       CHECK(backward == Approx(layer.backward_flop_per_sample).epsilon(1e-12));
     }
     // The transformers carry their attention as fused kernels; the CNNs have none.
-    const bool transformer = trace.benchmark == "bert" || trace.benchmark == "llama2_70b_lora" ||
-                             trace.benchmark == "stable_diffusion";
+    const bool transformer = trace.benchmark == model::Benchmark::Bert ||
+                             trace.benchmark == model::Benchmark::Llama2_70bLora ||
+                             trace.benchmark == model::Benchmark::StableDiffusion;
     CHECK((attention > 0) == transformer);
   }
   CHECK(workloads == 5);

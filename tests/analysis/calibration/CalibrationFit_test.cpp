@@ -35,7 +35,7 @@ analysis::CalibrationCase toy_case(const std::string& benchmark, const std::stri
   c.system = system;
   c.system_key = "Acme/" + system;
   c.family = generation + "-part";
-  c.benchmark = benchmark;
+  c.benchmark = *model::benchmark_of_name(benchmark);
   c.generation = generation;
   c.reference = {.compute = 0.5, .memory = 0.8};
   c.work = toy_work(scale);

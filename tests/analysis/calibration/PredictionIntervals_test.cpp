@@ -17,7 +17,7 @@ std::vector<analysis::CalibrationCase> cases_of(int systems)
   for (int i = 0; i < systems; ++i) {
     cases[static_cast<std::size_t>(i)].system_key = "s" + std::to_string(i);
     cases[static_cast<std::size_t>(i)].family = "h100-sxm5-80gb";
-    cases[static_cast<std::size_t>(i)].benchmark = "bert";
+    cases[static_cast<std::size_t>(i)].benchmark = model::Benchmark::Bert;
     cases[static_cast<std::size_t>(i)].accelerators = 8 * (i + 1);
   }
   return cases;
@@ -76,20 +76,20 @@ TEST_CASE("model::regimes_for picks the validation mode of a request and interva
 {
   model::IntervalModel intervals;
   intervals.families = {"h100-sxm5-80gb"};
-  intervals.calibrated_accelerators = {{"bert", 1024}};
+  intervals.calibrated_accelerators = {{model::Benchmark::Bert, 1024}};
   intervals.modes["calibrated_family"] = {-0.1, 0.1, 100, 0.8};
   intervals.modes["new_family_calibrated_generation"] = {-0.2, 0.15, 50, 0.8};
   intervals.modes["uncalibrated_generation"] = {-0.3, 0.5, 10, 0.8};
   intervals.modes["beyond_calibrated_scale"] = {-0.25, 0.05, 10, 0.8};
   intervals.modes["later_round"] = {-0.2, 0.2, 10, 0.8};
   using model::PredictionRegime;
-  CHECK(model::regimes_for(intervals, true, "h100-sxm5-80gb", "bert", 8) ==
+  CHECK(model::regimes_for(intervals, true, "h100-sxm5-80gb", model::Benchmark::Bert, 8) ==
         std::vector<PredictionRegime>{PredictionRegime::CalibratedFamily});
-  CHECK(model::regimes_for(intervals, true, "h200-nvl-141gb", "bert", 8) ==
+  CHECK(model::regimes_for(intervals, true, "h200-nvl-141gb", model::Benchmark::Bert, 8) ==
         std::vector<PredictionRegime>{PredictionRegime::NewFamilyCalibratedGeneration});
-  CHECK(model::regimes_for(intervals, false, "mi325x", "bert", 8) ==
+  CHECK(model::regimes_for(intervals, false, "mi325x", model::Benchmark::Bert, 8) ==
         std::vector<PredictionRegime>{PredictionRegime::UncalibratedGeneration});
-  const auto large = model::regimes_for(intervals, true, "h100-sxm5-80gb", "bert", 2048);
+  const auto large = model::regimes_for(intervals, true, "h100-sxm5-80gb", model::Benchmark::Bert, 2048);
   CHECK(large == std::vector<PredictionRegime>{PredictionRegime::CalibratedFamily, PredictionRegime::BeyondCalibratedScale});
   const auto one = model::interval_s(intervals, {PredictionRegime::CalibratedFamily}, 10.0);
   REQUIRE(one);
@@ -106,15 +106,15 @@ TEST_CASE("model::regimes_for picks the validation mode of a request and interva
 TEST_CASE("config::format_calibration round-trips the prediction intervals", "[config]")
 {
   model::Calibration c;
-  c.compute["bert"] = {0.9, 0.05, 20, true, ""};
-  c.batch_sizes = {{"bert", 8, 768, 20}};
+  c.compute[model::Benchmark::Bert] = {0.9, 0.05, 20, true, ""};
+  c.batch_sizes = {{model::Benchmark::Bert, 8, 768, 20}};
   c.intervals.families = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
-  c.intervals.calibrated_accelerators = {{"bert", 4096}};
+  c.intervals.calibrated_accelerators = {{model::Benchmark::Bert, 4096}};
   for (auto regime : model::all_prediction_regimes())
     c.intervals.modes[model::to_string(regime)] = {-0.125, 0.25, 42, 0.8};
   const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
   CHECK(read.intervals.families == c.intervals.families);
-  CHECK(read.intervals.calibrated_accelerators.at("bert") == 4096);
+  CHECK(read.intervals.calibrated_accelerators.at(model::Benchmark::Bert) == 4096);
   REQUIRE(read.intervals.modes.size() == 5);
   CHECK(read.intervals.modes.at("later_round").low_log == Approx(-0.125));
   CHECK(read.intervals.modes.at("later_round").high_log == Approx(0.25));
@@ -154,7 +154,7 @@ TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's
   // A case whose time is all run overhead: t = fixed + overhead, and the overhead's coordinate is
   // minutes, so d log t / d overhead_min = 60 / t and the log-sd is sigma_s / t exactly.
   analysis::CalibrationCase c;
-  c.benchmark = "bert";
+  c.benchmark = model::Benchmark::Bert;
   c.generation = model::kReferenceGeneration;
   c.system_key = "s";
   c.work.peak_flop_per_s = 1e15; // 1e12 FLOP at peak x 0.5: a 2 ms step, all FLOP-bound
@@ -166,7 +166,7 @@ TEST_CASE("analysis::parameter_log_sd is the delta method over the calibration's
   c.step_equivalents = 0.0; // no training time: t = fixed + overhead
   c.fixed_s = 60.0;
   model::Calibration calibration;
-  calibration.overhead_s["bert"] = {60.0, 30.0, 10, true, ""}; // 1 min +- 0.5 min
+  calibration.overhead_s[model::Benchmark::Bert] = {60.0, 30.0, 10, true, ""}; // 1 min +- 0.5 min
   const analysis::ParameterSpace space({c});
   const double t = space.predict_s(c, [&] {
     auto x = space.start();

@@ -13,7 +13,7 @@ analysis::CalibrationCase result(const std::string& benchmark, const std::string
                                  int accelerators, double time_s)
 {
   analysis::CalibrationCase c;
-  c.benchmark = benchmark;
+  c.benchmark = *model::benchmark_of_name(benchmark);
   c.family = family;
   c.generation = generation;
   c.system_key = "acme/" + family + "x" + std::to_string(accelerators);
@@ -46,13 +46,13 @@ TEST_CASE("analysis::ScalingRegression recovers known intercepts and slopes exac
 {
   const auto cases = known_cases();
   const analysis::ScalingRegression regression(cases);
-  CHECK(regression.slope_identified("bert"));
-  CHECK(*regression.slope("bert") == Approx(0.9).epsilon(1e-12));
-  CHECK(*regression.slope("resnet") == Approx(0.7).epsilon(1e-12));
-  CHECK(*regression.intercept("bert", "h100") == Approx(4.0).epsilon(1e-12));
-  CHECK(*regression.intercept("bert", "h200") == Approx(3.6).epsilon(1e-12));
-  CHECK(*regression.intercept("bert", "a100") == Approx(4.8).epsilon(1e-12)); // one count, the slope shared
-  CHECK(*regression.intercept("resnet", "h100") == Approx(5.0).epsilon(1e-12));
+  CHECK(regression.slope_identified(model::Benchmark::Bert));
+  CHECK(*regression.slope(model::Benchmark::Bert) == Approx(0.9).epsilon(1e-12));
+  CHECK(*regression.slope(model::Benchmark::Resnet) == Approx(0.7).epsilon(1e-12));
+  CHECK(*regression.intercept(model::Benchmark::Bert, "h100") == Approx(4.0).epsilon(1e-12));
+  CHECK(*regression.intercept(model::Benchmark::Bert, "h200") == Approx(3.6).epsilon(1e-12));
+  CHECK(*regression.intercept(model::Benchmark::Bert, "a100") == Approx(4.8).epsilon(1e-12)); // one count, the slope shared
+  CHECK(*regression.intercept(model::Benchmark::Resnet, "h100") == Approx(5.0).epsilon(1e-12));
   for (const auto& c : cases) {
     const auto p = regression.predict(c);
     REQUIRE(p);
@@ -78,7 +78,7 @@ TEST_CASE("analysis::ScalingRegression gives an unseen family its generation's m
   CHECK(blackwell->time_s == Approx(time_of((4.0 + 3.6 + 4.8) / 3, 0.9, 8)).epsilon(1e-10));
   // A benchmark with no training result: no prediction.
   CHECK_FALSE(regression.predict(result("llama2_70b_lora", "h100", "hopper", 8, 1.0)));
-  CHECK_FALSE(regression.slope("llama2_70b_lora"));
+  CHECK_FALSE(regression.slope(model::Benchmark::Llama2_70bLora));
 }
 
 TEST_CASE("analysis::ScalingRegression holds s at 1 for a benchmark trained at one accelerator count", "[analysis]")
@@ -88,10 +88,10 @@ TEST_CASE("analysis::ScalingRegression holds s at 1 for a benchmark trained at o
                                                         result("bert", "h100", "hopper", 8, 30.0),
                                                         result("bert", "h200", "hopper", 8, 15.0)};
   const analysis::ScalingRegression regression(cases);
-  CHECK_FALSE(regression.slope_identified("bert"));
-  CHECK(*regression.slope("bert") == 1.0);
+  CHECK_FALSE(regression.slope_identified(model::Benchmark::Bert));
+  CHECK(*regression.slope(model::Benchmark::Bert) == 1.0);
   // a = mean of log t + log n: the geometric mean of h100's results on 8 accelerators.
-  CHECK(*regression.intercept("bert", "h100") == Approx(std::log(std::sqrt(20.0 * 30.0) * 8)).epsilon(1e-12));
+  CHECK(*regression.intercept(model::Benchmark::Bert, "h100") == Approx(std::log(std::sqrt(20.0 * 30.0) * 8)).epsilon(1e-12));
   const auto twice = regression.predict(result("bert", "h100", "hopper", 16, 1.0));
   REQUIRE(twice);
   CHECK(twice->time_s == Approx(std::sqrt(20.0 * 30.0) / 2).epsilon(1e-12)); // ideal scaling: half the time

@@ -28,7 +28,7 @@ std::vector<analysis::CalibrationCase> mixed_cases()
     c.round = r.round;
     c.system_key = r.system;
     c.family = r.family;
-    c.benchmark = "bert";
+    c.benchmark = model::Benchmark::Bert;
     c.accelerators = r.accelerators;
     cases.push_back(c);
   }
