@@ -150,6 +150,62 @@ void write_network_calibration(const std::string& path, const model::Calibration
   std::filesystem::rename(temporary, path);
 }
 
+/// The fit's measured series and the collective benchmarks that simulate them, one of each per log.
+struct FitInputs {
+  std::vector<int> gpus;
+  std::vector<analysis::NetworkFitSeries> series;
+  std::vector<engine::CollectiveBenchmarkSpec> specs;
+};
+
+FitInputs fit_inputs(const std::vector<NetworkCalibrationLog>& logs, model::CollectiveAlgorithm algorithm)
+{
+  FitInputs inputs;
+  for (const auto& entry : logs) {
+    inputs.gpus.push_back(entry.log.ranks);
+    analysis::NetworkFitSeries s{entry.log.file, {}};
+    engine::CollectiveBenchmarkSpec spec;
+    spec.op = entry.log.op;
+    spec.algorithm = algorithm;
+    spec.gpus = entry.log.ranks;
+    spec.root = std::max(0, entry.log.root);
+    for (const auto& row : entry.rows) {
+      s.measured_s.push_back(row.time_s);
+      spec.sizes_bytes.push_back(static_cast<double>(row.size_bytes));
+    }
+    inputs.series.push_back(std::move(s));
+    inputs.specs.push_back(std::move(spec));
+  }
+  return inputs;
+}
+
+/// The network calibration file's contents: the fitted values, the command that fitted them and what
+/// they were fitted to.
+model::Calibration fitted_calibration(const CalibrateNetworkOptions& options, model::CollectiveAlgorithm algorithm,
+                                      const std::vector<NetworkCalibrationLog>& logs,
+                                      const std::vector<analysis::NetworkFitSeries>& series,
+                                      const analysis::NetworkFitResult& fit)
+{
+  model::Calibration calibration;
+  for (const auto& p : fit.parameters)
+    (p.parameter.group == analysis::NetworkParameter::Group::Network ? calibration.network
+                                                                      : calibration.collective_s)[p.parameter.key] =
+        calibrated_value(p);
+  std::string command = "gpuscale calibrate-network --platform " + options.platform_path + " -o " + options.output_path;
+  for (const auto& argument : options.logs)
+    command += " --nccl-tests " + argument;
+  if (!options.calibration_path.empty())
+    command += " --calibration " + options.calibration_path;
+  if (algorithm != model::CollectiveAlgorithm::Auto)
+    command += " --collective " + options.collective;
+  calibration.summary.command = command;
+  calibration.summary.data = fmt::format("{} nccl-tests log(s) of {}, {} rows; start: {}", logs.size(),
+                                         options.platform_path, series_rows(series),
+                                         options.calibration_path.empty() ? "the committed calibration"
+                                                                          : options.calibration_path);
+  calibration.network_fit = network_fit_summary(options.platform_path, logs, fit);
+  return calibration;
+}
+
 void run_calibrate_network(const CalibrateNetworkOptions& options)
 {
   const auto started = std::chrono::steady_clock::now();
@@ -173,56 +229,23 @@ void run_calibrate_network(const CalibrateNetworkOptions& options)
   const model::LinkFractions start = model::resolve_link_fractions(
       &config::default_calibration(), start_file ? &*start_file : nullptr, model::Efficiency{});
 
-  std::vector<int> gpus;
-  std::vector<analysis::NetworkFitSeries> series;
-  std::vector<engine::CollectiveBenchmarkSpec> specs;
-  for (const auto& entry : logs) {
-    gpus.push_back(entry.log.ranks);
-    analysis::NetworkFitSeries s{entry.log.file, {}};
-    engine::CollectiveBenchmarkSpec spec;
-    spec.op = entry.log.op;
-    spec.algorithm = *algorithm;
-    spec.gpus = entry.log.ranks;
-    spec.root = std::max(0, entry.log.root);
-    for (const auto& row : entry.rows) {
-      s.measured_s.push_back(row.time_s);
-      spec.sizes_bytes.push_back(static_cast<double>(row.size_bytes));
-    }
-    series.push_back(std::move(s));
-    specs.push_back(std::move(spec));
-  }
+  const FitInputs inputs_of_fit = fit_inputs(logs, *algorithm);
   const analysis::NetworkSimulator simulate = [&](std::size_t i, const model::LinkFractions& links) {
     std::vector<double> times;
-    for (const auto& row : engine::benchmark_collective(platform, specs[i], {links, model::SimgridNetworkConfig{}}))
+    for (const auto& row :
+         engine::benchmark_collective(platform, inputs_of_fit.specs[i], {links, model::SimgridNetworkConfig{}}))
       times.push_back(row.time_s);
     return times;
   };
   analysis::NetworkFitOptions fit_options;
   fit_options.max_evaluations = options.max_evaluations;
   const auto fit_started = std::chrono::steady_clock::now();
-  const analysis::NetworkFitResult fit = analysis::fit_network(
-      start, analysis::network_parameter_candidates(platform, gpus), series, simulate, fit_options);
+  const analysis::NetworkFitResult fit =
+      analysis::fit_network(start, analysis::network_parameter_candidates(platform, inputs_of_fit.gpus),
+                            inputs_of_fit.series, simulate, fit_options);
   const double fit_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_started).count();
 
-  model::Calibration calibration;
-  for (const auto& p : fit.parameters)
-    (p.parameter.group == analysis::NetworkParameter::Group::Network ? calibration.network
-                                                                      : calibration.collective_s)[p.parameter.key] =
-        calibrated_value(p);
-  std::string command = "gpuscale calibrate-network --platform " + options.platform_path + " -o " + options.output_path;
-  for (const auto& argument : options.logs)
-    command += " --nccl-tests " + argument;
-  if (!options.calibration_path.empty())
-    command += " --calibration " + options.calibration_path;
-  if (*algorithm != model::CollectiveAlgorithm::Auto)
-    command += " --collective " + options.collective;
-  calibration.summary.command = command;
-  calibration.summary.data = fmt::format("{} nccl-tests log(s) of {}, {} rows; start: {}", logs.size(),
-                                         options.platform_path, series_rows(series),
-                                         options.calibration_path.empty() ? "the committed calibration"
-                                                                          : options.calibration_path);
-  calibration.network_fit = network_fit_summary(options.platform_path, logs, fit);
-  write_network_calibration(output, calibration);
+  write_network_calibration(output, fitted_calibration(options, *algorithm, logs, inputs_of_fit.series, fit));
 
   fmt::print("{}", format_network_fit_report(logs, fit));
   for (const auto& warning : network_fit_warnings(fit))
