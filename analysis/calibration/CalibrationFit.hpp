@@ -5,6 +5,12 @@
 /// log residuals at the optimum (J by central differences); a parameter no result depends on, one
 /// at a bound, or one whose 1-sigma exceeds a factor 1.65 (0.5 in log) is flagged as not identified;
 /// a correlation above 0.9 with another parameter is noted.
+///
+/// The software trends (ParameterSpace::Group::SoftwareTrend) are measured within the dated repeats
+/// only (ParameterSpace::trend_repeat_groups): they minimise the spread of each repeat group's log
+/// residuals about the group's mean, the other parameters held, alternating with the fit of the
+/// others to every result, the trends held. Their standard errors come from the same within
+/// residuals; a trend without repeats stays where it starts (no trend) and is flagged.
 
 #include "analysis/calibration/CalibrationCase.hpp"
 #include "analysis/calibration/CalibrationSurrogate.hpp"

@@ -41,6 +41,7 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
       case Group::Network: group = &calibration.network; break;
       case Group::Overhead: group = &calibration.overhead_s; break;
       case Group::StepOverhead: group = &calibration.step_overhead_s; break;
+      case Group::SoftwareTrend: group = &calibration.software_trend; break;
     }
     const auto it = group->find(p.label);
     if (it == group->end())
