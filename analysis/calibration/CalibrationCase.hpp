@@ -35,6 +35,9 @@ struct CalibrationCase {
   int nodes = 0;
   int global_batch_size = 0;
   double actual_s = 0;       ///< the MLPerf score (unscaled olympic mean), seconds
+  /// The software date of the result as a decimal year (model::SoftwareDate): the day its first run
+  /// started (CaseOptions::software_date_source); 0 when undated (no software trend applies).
+  double software_year = 0;
 
   // Reference simulation (at `reference` efficiencies)
   model::Efficiency reference;

@@ -1,6 +1,8 @@
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "sim/units/Quantity.hpp"
 
+#include "sim/model/SoftwareTrend.hpp"
+
 #include <nlopt.hpp>
 
 #include <algorithm>
@@ -20,12 +22,24 @@ struct Problem {
   std::vector<std::size_t> used;
   std::vector<double> prior_weight; ///< prior_weights(space)
   int evaluations = 0;
+  /// The dated repeats (ParameterSpace::trend_repeat_groups), as case indices: the software trends
+  /// are fitted to the spread of each group's residuals about the group's mean alone.
+  std::vector<std::vector<std::size_t>> repeats;
+  // What one optimisation varies: the coordinates `free` of `full`; `within`: the trends' objective.
+  std::vector<std::size_t> free;
+  std::vector<double> full;
+  bool within = false;
 };
+
+double case_residual(const Problem& p, std::size_t index, const std::vector<double>& x)
+{
+  const auto& c = p.cases[index];
+  return std::log(p.space.predict_s(c, x) / c.actual_s);
+}
 
 double residual(const Problem& p, std::size_t i, const std::vector<double>& x)
 {
-  const auto& c = p.cases[p.used[i]];
-  return std::log(p.space.predict_s(c, x) / c.actual_s);
+  return case_residual(p, p.used[i], x);
 }
 
 /// kPriorResidualLogSd^2 / tau_j^2 per parameter (0 without prior): the prior's weight in the
@@ -40,20 +54,143 @@ std::vector<double> prior_weights(const ParameterSpace& space)
   return weights;
 }
 
+/// Sum of squared log residuals of every used case, plus the overheads' prior.
+double global_sum(const Problem& p, const std::vector<double>& x)
+{
+  double sum = 0;
+  for (std::size_t i = 0; i < p.used.size(); ++i) {
+    const double r = residual(p, i, x);
+    sum += r * r;
+  }
+  for (std::size_t j = 0; j < x.size() && j < p.prior_weight.size(); ++j)
+    sum += p.prior_weight[j] * x[j] * x[j];
+  return sum;
+}
+
+/// Each repeat group's log residuals about their mean: what a trend changes between the dates of
+/// the same hardware running the same benchmark, whatever the model's error common to the group.
+std::vector<double> within_residuals(const Problem& p, const std::vector<double>& x)
+{
+  std::vector<double> out;
+  for (const auto& group : p.repeats) {
+    std::vector<double> r;
+    double mean = 0;
+    for (std::size_t i : group) {
+      r.push_back(case_residual(p, i, x));
+      mean += r.back();
+    }
+    mean /= static_cast<double>(r.size());
+    for (double v : r)
+      out.push_back(v - mean);
+  }
+  return out;
+}
+
+double within_sum(const Problem& p, const std::vector<double>& x)
+{
+  double sum = 0;
+  for (double r : within_residuals(p, x))
+    sum += r * r;
+  return sum;
+}
+
 double objective(unsigned n, const double* x, double* gradient, void* data)
 {
   auto& p = *static_cast<Problem*>(data);
   (void)gradient; // derivative-free algorithm
-  const std::vector<double> point(x, x + n);
-  double sum = 0;
-  for (std::size_t i = 0; i < p.used.size(); ++i) {
-    const double r = residual(p, i, point);
-    sum += r * r;
-  }
-  for (std::size_t j = 0; j < n; ++j)
-    sum += p.prior_weight[j] * point[j] * point[j];
+  std::vector<double> point = p.full;
+  for (unsigned k = 0; k < n; ++k)
+    point[p.free[k]] = x[k];
   ++p.evaluations;
-  return sum;
+  return p.within ? within_sum(p, point) : global_sum(p, point);
+}
+
+/// Minimises over the coordinates `free` of x (the others held), BOBYQA restarted once from its
+/// optimum (a restart resets its trust region).
+void minimise(Problem& problem, std::vector<double>& x, const std::vector<std::size_t>& free, bool within)
+{
+  if (free.empty())
+    return;
+  const auto& params = problem.space.parameters();
+  std::vector<double> lower, upper, y;
+  for (std::size_t j : free) {
+    lower.push_back(params[j].lower);
+    upper.push_back(params[j].upper);
+    y.push_back(std::clamp(x[j], params[j].lower, params[j].upper));
+  }
+  problem.free = free;
+  problem.within = within;
+  for (int round = 0; round < 2; ++round) {
+    problem.full = x;
+    nlopt::opt optimizer(nlopt::LN_BOBYQA, static_cast<unsigned>(free.size()));
+    optimizer.set_lower_bounds(lower);
+    optimizer.set_upper_bounds(upper);
+    optimizer.set_min_objective(objective, &problem);
+    optimizer.set_xtol_rel(1e-7);
+    optimizer.set_ftol_abs(1e-12);
+    optimizer.set_maxeval(20000);
+    double minimum = 0;
+    try {
+      optimizer.optimize(y, minimum);
+    } catch (const nlopt::roundoff_limited&) {
+      // the best point so far is kept in y
+    }
+    for (std::size_t k = 0; k < free.size(); ++k)
+      x[free[k]] = y[k];
+  }
+}
+
+/// The trends' standard errors and flags from the within residuals (Gauss-Newton on them alone:
+/// each repeat group informs one trend, so the trends' normal matrix is diagonal).
+void trend_uncertainties(const Problem& p, CalibrationFitResult& result, const std::vector<std::size_t>& indices)
+{
+  const auto& params = p.space.parameters();
+  const auto r0 = within_residuals(p, result.x);
+  double rss = 0;
+  for (double r : r0)
+    rss += r * r;
+  std::size_t trends_measured = 0;
+  std::vector<double> jtj(params.size(), 0.0);
+  std::vector<int> members(params.size(), 0);
+  for (std::size_t j : indices) {
+    const double h = 1e-5 * std::max(1.0, std::abs(result.x[j]));
+    auto plus = result.x, minus = result.x;
+    plus[j] += h;
+    minus[j] -= h;
+    const auto rp = within_residuals(p, plus), rm = within_residuals(p, minus);
+    for (std::size_t k = 0; k < rp.size(); ++k) {
+      const double d = (rp[k] - rm[k]) / (2 * h);
+      jtj[j] += d * d;
+    }
+    for (const auto& group : p.repeats)
+      if (p.space.trend_label(model::to_string(p.cases[group.front()].benchmark)) == params[j].label)
+        members[j] += static_cast<int>(group.size());
+    if (members[j] > 0)
+      ++trends_measured;
+  }
+  const double dof = std::max(1.0, static_cast<double>(r0.size()) - static_cast<double>(p.repeats.size()) -
+                                       static_cast<double>(trends_measured));
+  const double sigma2 = rss / dof;
+  for (std::size_t j : indices) {
+    FittedParameter& f = result.parameters[j];
+    f.results = members[j];
+    f.note.clear();
+    f.identified = true;
+    const double span = params[j].upper - params[j].lower;
+    const bool at_bound = result.x[j] - params[j].lower < 1e-4 * span || params[j].upper - result.x[j] < 1e-4 * span;
+    const double se_x = jtj[j] > 0 ? std::sqrt(sigma2 / jtj[j]) : 0.0;
+    f.standard_error = f.value * se_x;
+    if (members[j] == 0) {
+      f.identified = false;
+      f.note = "no dated repeats: no trend measured";
+    } else if (at_bound) {
+      f.identified = false;
+      f.note = "at its bound";
+    } else if (se_x > kUnidentifiedLogError) {
+      f.identified = false;
+      f.note = "1-sigma above a factor 1.65: the data barely constrain it";
+    }
+  }
 }
 
 /// Inverse of a symmetric positive semi-definite matrix by Cholesky with a small ridge; rows of an
@@ -209,43 +346,75 @@ CalibrationFitResult fit_calibration(const ParameterSpace& space, const std::vec
                                      const std::vector<bool>& use, const std::vector<double>& start,
                                      bool uncertainties)
 {
-  Problem problem{space, cases, {}, prior_weights(space), 0};
+  Problem problem{space, cases, {}, prior_weights(space), 0, space.trend_repeat_groups(cases, use), {}, {}, false};
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (use.empty() || use[i])
       problem.used.push_back(i);
   if (problem.used.empty())
     throw std::invalid_argument("calibration: no results to fit");
   const std::size_t n = space.size();
-  std::vector<double> lower, upper;
-  for (const auto& p : space.parameters()) {
-    lower.push_back(p.lower);
-    upper.push_back(p.upper);
-  }
   CalibrationFitResult result;
   result.x = start.empty() ? space.start() : start;
-  for (int round = 0; round < 2; ++round) { // a restart from the optimum resets BOBYQA's trust region
-    nlopt::opt optimizer(nlopt::LN_BOBYQA, static_cast<unsigned>(n));
-    optimizer.set_lower_bounds(lower);
-    optimizer.set_upper_bounds(upper);
-    optimizer.set_min_objective(objective, &problem);
-    optimizer.set_xtol_rel(1e-7);
-    optimizer.set_ftol_abs(1e-12);
-    optimizer.set_maxeval(20000);
-    for (std::size_t j = 0; j < n; ++j)
-      result.x[j] = std::clamp(result.x[j], lower[j], upper[j]);
-    double minimum = 0;
-    try {
-      optimizer.optimize(result.x, minimum);
-    } catch (const nlopt::roundoff_limited&) {
-      // the best point so far is kept in result.x
+  for (std::size_t j = 0; j < n; ++j)
+    result.x[j] = std::clamp(result.x[j], space.parameters()[j].lower, space.parameters()[j].upper);
+  // The software trends are measured within the dated repeats only (the same benchmark on the same
+  // accelerator family and count at different dates); fitted on every result they would absorb any
+  // model error that happens to correlate with the date across different systems. A benchmark's
+  // own trend is measured on its repeats, the pooled trend on the repeats of every benchmark. The
+  // other parameters are fitted to every result with the trends held; the two alternate until settled.
+  const ParameterSpace pooled_space = space.all_pooled();
+  Problem own{space, cases, problem.used, problem.prior_weight, 0, {}, {}, {}, false};
+  Problem pooled{pooled_space, cases, problem.used, problem.prior_weight, 0, pooled_space.trend_repeat_groups(cases, use),
+                 {}, {}, false};
+  std::vector<std::size_t> others, own_trends, pooled_trend;
+  for (std::size_t j = 0; j < n; ++j) {
+    const auto& p = space.parameters()[j];
+    if (p.group != ParameterSpace::Group::SoftwareTrend) {
+      others.push_back(j);
+    } else if (p.label == model::kPooledSoftwareTrend) {
+      if (!pooled.repeats.empty())
+        pooled_trend.push_back(j);
+    } else {
+      bool measured = false;
+      for (const auto& group : problem.repeats)
+        if (space.trend_label(model::to_string(cases[group.front()].benchmark)) == p.label) {
+          own.repeats.push_back(group);
+          measured = true;
+        }
+      if (measured)
+        own_trends.push_back(j);
     }
   }
+  minimise(problem, result.x, others, false);
+  if (!own_trends.empty() || !pooled_trend.empty())
+    for (int pass = 0; pass < 3; ++pass) {
+      const auto before = result.x;
+      minimise(own, result.x, own_trends, true);
+      minimise(pooled, result.x, pooled_trend, true);
+      minimise(problem, result.x, others, false);
+      double moved = 0;
+      for (std::size_t j = 0; j < n; ++j)
+        moved = std::max(moved, std::abs(result.x[j] - before[j]));
+      if (moved < 1e-6)
+        break;
+    }
+  problem.evaluations += own.evaluations + pooled.evaluations;
   result.evaluations = problem.evaluations;
   result.parameters.resize(n);
   for (std::size_t j = 0; j < n; ++j)
     result.parameters[j].value = space.value_of(j, result.x);
-  if (uncertainties)
+  if (uncertainties) {
     add_uncertainties(problem, result);
+    std::vector<std::size_t> unmeasured;
+    for (std::size_t j = 0; j < n; ++j)
+      if (space.parameters()[j].group == ParameterSpace::Group::SoftwareTrend &&
+          std::find(own_trends.begin(), own_trends.end(), j) == own_trends.end() &&
+          std::find(pooled_trend.begin(), pooled_trend.end(), j) == pooled_trend.end())
+        unmeasured.push_back(j);
+    trend_uncertainties(own, result, own_trends);
+    trend_uncertainties(pooled, result, pooled_trend);
+    trend_uncertainties(own, result, unmeasured); // flagged: no dated repeats
+  }
   return result;
 }
 

@@ -14,6 +14,11 @@
 /// 11-second 3584-GPU result at 58 s. The fit minimises the posterior's negative log (MAP):
 ///   sum_i r_i^2 + kPriorResidualLogSd^2 sum_j (x_j / tau_j)^2
 /// and its covariance adds the prior's information, (J^T J + kPriorResidualLogSd^2 diag(1/tau^2))^-1.
+/// The software trends (ParameterSpace::Group::SoftwareTrend) are measured within the dated repeats
+/// only (ParameterSpace::trend_repeat_groups): they minimise the spread of each repeat group's log
+/// residuals about the group's mean, the other parameters held, alternating with the fit of the
+/// others to every result, the trends held. Their standard errors come from the same within
+/// residuals; a trend without repeats stays where it starts (no trend) and is flagged.
 
 #include "analysis/calibration/CalibrationCase.hpp"
 #include "analysis/calibration/CalibrationSurrogate.hpp"

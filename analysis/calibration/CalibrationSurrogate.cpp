@@ -1,10 +1,12 @@
 #include "analysis/calibration/CalibrationSurrogate.hpp"
 
 #include "sim/model/Calibration.hpp"
+#include "sim/model/SoftwareTrend.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace gpuscale::analysis {
@@ -19,8 +21,48 @@ constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kM
 constexpr double kOverheadHighMin = units::to_minutes(model::kRunOverheadRange_s.upper), kOverheadStartMin = 1.0;
 constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepOverheadStart_s = 0.01;
 constexpr double kLinkStart = 0.5;
+/// A trend starts at no trend (rho = 1): a trend no result informs stays none.
+constexpr double kTrendStart = model::kSoftwareTrendRange.upper;
+
+ParameterSpace::Parameter trend_parameter(const std::string& label)
+{
+  return {"software_trend." + label, ParameterSpace::Group::SoftwareTrend, label, std::log(kTrendStart),
+          std::log(model::kSoftwareTrendRange.lower), std::log(model::kSoftwareTrendRange.upper),
+          model::parse_benchmark(label)};
+}
 
 } // namespace
+
+std::set<std::string> benchmarks_with_own_trend(const std::vector<CalibrationCase>& cases, const std::vector<bool>& use)
+{
+  // Dated repeats: results whose benchmark, family and accelerator count were run at software dates
+  // at least kTrendRepeatSpanYears apart.
+  std::map<std::string, std::pair<double, double>> span; // group -> earliest, latest
+  auto group_of = [](const CalibrationCase& c) {
+    return model::to_string(c.benchmark) + "|" + c.family + "|" + std::to_string(c.accelerators);
+  };
+  auto used = [&](std::size_t i) { return (use.empty() || use[i]) && cases[i].software_year > 0; };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!used(i))
+      continue;
+    auto [it, fresh] = span.try_emplace(group_of(cases[i]), cases[i].software_year, cases[i].software_year);
+    it->second.first = std::min(it->second.first, cases[i].software_year);
+    it->second.second = std::max(it->second.second, cases[i].software_year);
+  }
+  std::map<std::string, int> repeats;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!used(i))
+      continue;
+    const auto& [earliest, latest] = span.at(group_of(cases[i]));
+    if (latest - earliest >= model::kTrendRepeatSpanYears)
+      ++repeats[model::to_string(cases[i].benchmark)];
+  }
+  std::set<std::string> own;
+  for (const auto& [benchmark, n] : repeats)
+    if (n >= model::kOwnTrendMinResults)
+      own.insert(benchmark);
+  return own;
+}
 
 ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
 {
@@ -53,6 +95,94 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
   for (const auto b : benchmarks)
     parameters_.push_back({"step_overhead." + model::to_string(b), Group::StepOverhead, model::to_string(b),
                            kStepOverheadStart_s, 0.0, kStepOverheadHigh_s, b});
+  // The software trend, last so that the other parameters keep their places.
+  for (const auto& c : cases)
+    reference_year_ = std::max(reference_year_, c.software_year);
+  if (reference_year_ > 0) {
+    own_trends_ = benchmarks_with_own_trend(cases);
+    for (const auto& g : own_trends_)
+      parameters_.push_back(trend_parameter(g));
+    parameters_.push_back(trend_parameter(model::kPooledSoftwareTrend));
+    has_pooled_trend_ = true;
+  }
+}
+
+ParameterSpace ParameterSpace::for_training(const std::vector<CalibrationCase>& cases, const std::vector<bool>& use) const
+{
+  ParameterSpace fold = *this;
+  if (reference_year_ <= 0)
+    return fold;
+  fold.reference_year_ = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (use.empty() || use[i])
+      fold.reference_year_ = std::max(fold.reference_year_, cases[i].software_year);
+  if (fold.reference_year_ <= 0) // no dated training case: the full set's date, no trend informed
+    fold.reference_year_ = reference_year_;
+  fold.own_trends_.clear();
+  for (const auto& g : benchmarks_with_own_trend(cases, use))
+    if (own_trends_.contains(g))
+      fold.own_trends_.insert(g);
+  return fold;
+}
+
+ParameterSpace ParameterSpace::for_request(const CalibrationCase& request, const model::Calibration& calibration)
+{
+  CalibrationCase undated = request;
+  undated.software_year = 0;
+  ParameterSpace space({undated});
+  if (request.software_year <= 0 || !calibration.software_reference_date ||
+      !calibration.software_trend_for(request.benchmark))
+    return space;
+  space.reference_year_ = calibration.software_reference_date->year;
+  const std::string name = model::to_string(request.benchmark);
+  if (calibration.software_trend.contains(name)) {
+    space.own_trends_.insert(name);
+    space.parameters_.push_back(trend_parameter(name));
+  } else {
+    space.has_pooled_trend_ = true;
+    space.parameters_.push_back(trend_parameter(model::kPooledSoftwareTrend));
+  }
+  return space;
+}
+
+std::vector<std::vector<std::size_t>> ParameterSpace::trend_repeat_groups(const std::vector<CalibrationCase>& cases,
+                                                                          const std::vector<bool>& use) const
+{
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    const std::string name = model::to_string(c.benchmark);
+    if ((!use.empty() && !use[i]) || c.software_year <= 0 || trend_label(name).empty())
+      continue;
+    groups[name + "|" + c.family + "|" + std::to_string(c.accelerators)].push_back(i);
+  }
+  std::vector<std::vector<std::size_t>> repeats;
+  for (auto& [key, members] : groups) {
+    double earliest = HUGE_VAL, latest = -HUGE_VAL;
+    for (std::size_t i : members) {
+      earliest = std::min(earliest, cases[i].software_year);
+      latest = std::max(latest, cases[i].software_year);
+    }
+    if (latest - earliest >= model::kTrendRepeatSpanYears)
+      repeats.push_back(std::move(members));
+  }
+  return repeats;
+}
+
+ParameterSpace ParameterSpace::all_pooled() const
+{
+  ParameterSpace pooled = *this;
+  pooled.own_trends_.clear();
+  return pooled;
+}
+
+std::string ParameterSpace::trend_label(const std::string& benchmark) const
+{
+  if (reference_year_ <= 0)
+    return "";
+  if (own_trends_.contains(benchmark))
+    return benchmark;
+  return has_pooled_trend_ ? model::kPooledSoftwareTrend : "";
 }
 
 std::vector<double> ParameterSpace::start() const
@@ -83,6 +213,8 @@ int ParameterSpace::index_of(const std::string& name) const
 model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std::vector<double>& x) const
 {
   double compute = kComputeStart, factor = model::kReferenceComputeFraction, memory = kMemoryStart, step_overhead = 0;
+  double rho = 1.0;
+  const std::string trend = c.software_year > 0 ? trend_label(model::to_string(c.benchmark)) : std::string();
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const auto& p = parameters_[i];
     if (p.group == Group::Compute && p.benchmark == c.benchmark)
@@ -93,10 +225,17 @@ model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std
       memory = std::exp(x[i]);
     else if (p.group == Group::StepOverhead && p.benchmark == c.benchmark)
       step_overhead = x[i];
+    else if (p.group == Group::SoftwareTrend && p.label == trend)
+      rho = std::exp(x[i]);
   }
   model::Efficiency efficiency;
   efficiency.compute = std::min(model::kMaxComputeEfficiency, compute * factor);
   efficiency.memory = memory;
+  if (!trend.empty()) { // as model::Calibration::efficiency_for at a software date
+    const double f = model::software_trend_factor(rho, c.software_year - reference_year_);
+    efficiency.compute = std::min(model::kMaxComputeEfficiency, efficiency.compute * f);
+    efficiency.memory = std::min(model::kMemoryRange.upper, efficiency.memory * f);
+  }
   efficiency.step_overhead_s = step_overhead;
   return efficiency;
 }

@@ -1,6 +1,7 @@
 #include "analysis/calibration/CrossValidation.hpp"
 
 #include "analysis/calibration/CalibrationFit.hpp"
+#include "sim/model/SoftwareTrend.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,9 +30,12 @@ std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<C
     // Parameters only the left-out cases inform get no data: they stay at the space's neutral start
     // (generation factor 1: the catalog datasheet alone), not at the full fit's value.
     std::vector<double> warm = start;
-    const auto neutral = space.start();
-    for (std::size_t j = 0; j < space.size(); ++j) {
-      const auto& p = space.parameters()[j];
+    // The reference date and the benchmarks' own trends as the training cases alone decide them.
+    const ParameterSpace fold_space = space.for_training(cases, use);
+    const auto neutral = fold_space.start();
+    const auto repeats = fold_space.trend_repeat_groups(cases, use); // what measures a trend
+    for (std::size_t j = 0; j < fold_space.size(); ++j) {
+      const auto& p = fold_space.parameters()[j];
       bool informed = false;
       for (std::size_t i = 0; i < cases.size() && !informed; ++i) {
         if (!use[i])
@@ -44,14 +48,20 @@ std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<C
           case ParameterSpace::Group::StepOverhead: informed = p.benchmark == c.benchmark; break;
           case ParameterSpace::Group::Generation: informed = c.generation == p.label; break;
           case ParameterSpace::Group::Network: informed = c.scale_up_link == p.label; break;
+          case ParameterSpace::Group::SoftwareTrend: informed = false; break; // by the repeats, below
+
         }
       }
+      if (p.group == ParameterSpace::Group::SoftwareTrend)
+        for (const auto& group : repeats)
+          informed = informed || p.label == model::kPooledSoftwareTrend || // measured on every benchmark's repeats
+                     fold_space.trend_label(cases[group.front()].benchmark) == p.label;
       if (!informed)
         warm[j] = neutral[j];
     }
-    const auto fit = fit_calibration(space, cases, use, warm, false);
+    const auto fit = fit_calibration(fold_space, cases, use, warm, false);
     for (std::size_t i : fold.predicted)
-      predicted[i] = space.predict_s(cases[i], fit.x);
+      predicted[i] = fold_space.predict_s(cases[i], fit.x);
   }
   return predicted;
 }

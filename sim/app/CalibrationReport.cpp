@@ -1,6 +1,7 @@
 #include "sim/app/CalibrationReport.hpp"
 
 #include "sim/config/CalibrationReader.hpp"
+#include "sim/model/SoftwareTrend.hpp"
 
 #include <fmt/format.h>
 
@@ -32,7 +33,15 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
       case Group::Network: calibration.network[p.label] = value; break;
       case Group::Overhead: calibration.overhead_s[*p.benchmark] = value; break;
       case Group::StepOverhead: calibration.step_overhead_s[*p.benchmark] = value; break;
+      case Group::SoftwareTrend: calibration.software_trend[p.label] = value; break;
     }
+  }
+  if (space.reference_year() > 0) {
+    calibration.software_reference_date = model::SoftwareDate{space.reference_year()};
+    if (auto pooled = calibration.software_trend.find(model::kPooledSoftwareTrend);
+        pooled != calibration.software_trend.end() && pooled->second.identified && pooled->second.note.empty())
+      pooled->second.note = "measured on the dated repeats of every benchmark; used by benchmarks with fewer "
+                            "than " + std::to_string(model::kOwnTrendMinResults) + " of their own";
   }
   return calibration;
 }

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -29,7 +31,32 @@ struct PredictOptions {
   int global_batch_size = 0; ///< 0: the calibration's batch-size rule
   std::string calibration_path;
   std::string format = "text";
+  std::string round; ///< --round vX.Y
+  std::string date;  ///< --date YYYY-MM[-DD]
 };
+
+/// The software date to predict for, and where it comes from: --round or --date; else the round of
+/// an MLPerf `systems/vX.Y/` folder the system file lies in; else none (the calibration's reference
+/// date).
+std::pair<std::optional<model::SoftwareDate>, std::string> choose_software_date(const PredictOptions& options)
+{
+  if (!options.round.empty() || !options.date.empty()) {
+    const std::string& text = options.round.empty() ? options.date : options.round;
+    const auto date = options.round.empty() ? model::parse_software_date(text) : model::mlperf_round_date(text);
+    if (!date || (!options.round.empty() && text.front() != 'v') || (options.round.empty() && text.front() == 'v'))
+      throw std::invalid_argument(
+          options.round.empty()
+              ? "--date: expected 'YYYY-MM' or 'YYYY-MM-DD', got '" + text + "'"
+              : "--round: expected an MLPerf Training round 'vM.0' or 'vM.1' (e.g. v5.0), got '" + text + "'");
+    return {date, options.round.empty() ? "--date " + text : "--round " + text};
+  }
+  const std::filesystem::path path = std::filesystem::absolute(options.system_path).lexically_normal();
+  const auto folder = path.parent_path();
+  if (folder.parent_path().filename() == "systems")
+    if (const auto date = model::mlperf_round_date(folder.filename().string()))
+      return {date, "round " + folder.filename().string() + " of the systems/ folder the system file is in"};
+  return {std::nullopt, "the calibration's reference date"};
+}
 
 /// The batch size to simulate and where it comes from.
 std::pair<int, std::string> choose_batch(const PredictOptions& options, const model::Calibration& calibration,
@@ -57,6 +84,9 @@ struct Prediction {
   mlperf::MlperfScenario built;
   results::RunRecord record;
   std::string gbs_source; ///< where the global batch size comes from
+  std::optional<model::SoftwareDate> software_date; ///< nullopt: the calibration's reference date
+  std::string software_date_source;
+  double software_factor = 1; ///< the kernel efficiencies' factor from the software trend
   std::string regime;     ///< the validation mode whose errors give the interval
   double parameter_sd = 0; ///< the request's parameter log-sd, through the surrogate
   std::optional<std::pair<double, double>> interval; ///< seconds; absent without left-out results
@@ -80,7 +110,11 @@ Prediction make_prediction(const PredictOptions& options)
   (void)config::map_mlperf_system(p.system, builder.catalog()); // unknown accelerators are reported first
   int gbs = 0;
   std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total());
-  p.built = builder.build(p.system, *benchmark, gbs, calibration, true);
+  std::tie(p.software_date, p.software_date_source) = choose_software_date(options);
+  if (p.software_date)
+    if (auto problem = calibration.software_date_problem(*p.software_date))
+      throw std::invalid_argument(*problem);
+  p.built = builder.build(p.system, *benchmark, gbs, calibration, true, p.software_date);
   const mlperf::MlperfScenario& built = p.built;
   const model::MlperfSystem& system = p.system;
   std::vector<std::string>& notes = p.notes;
@@ -96,11 +130,24 @@ Prediction make_prediction(const PredictOptions& options)
   p.benchmark = *benchmark;
   const bool generation_calibrated =
       built.generation == model::kReferenceGeneration || calibration.generation.contains(built.generation);
+  const bool later_than_data = p.software_date && calibration.software_reference_date &&
+                               *p.software_date > *calibration.software_reference_date;
+  if (p.software_date) {
+    p.software_factor = calibration.software_factor(*benchmark, *p.software_date);
+    if (!calibration.software_trend_for(*benchmark))
+      notes.push_back("the calibration has no software trend: the efficiencies are the reference date's");
+    else if (later_than_data)
+      notes.push_back(fmt::format(
+          "software date {} is {:.2f} years after the calibration's latest result ({}): its trend is extrapolated "
+          "and the interval is later_round's, widened by the trend's uncertainty over that distance",
+          model::to_string(*p.software_date), p.software_date->year - calibration.software_reference_date->year,
+          model::to_string(*calibration.software_reference_date)));
+  }
   const auto regimes = model::regimes_for(calibration.intervals, generation_calibrated, built.mapping.gpu_type,
-                                          *benchmark, system.accelerators_total());
+                                          *benchmark, system.accelerators_total(), later_than_data);
   p.regime = model::to_string(regimes.front());
   const std::string& regime = p.regime;
-  if (regimes.size() > 1)
+  if (std::find(regimes.begin(), regimes.end(), model::PredictionRegime::BeyondCalibratedScale) != regimes.end())
     notes.push_back(fmt::format("{} accelerators is beyond the calibrated scale of {} ({}): the interval is the "
                                 "wider of {} and beyond_calibrated_scale",
                                 system.accelerators_total(), model::to_string(*benchmark),
@@ -109,8 +156,13 @@ Prediction make_prediction(const PredictOptions& options)
   analysis::CalibrationCase request = mlperf::simulated_case(built, r);
   request.benchmark = *benchmark;
   request.fixed_s -= calibration.overhead_s_for(*benchmark); // the surrogate adds it itself
+  // The request's efficiencies are the calibration's moved to its date: at the calibration's
+  // parameters the surrogate moves them the same way, and the trend's standard error enters the
+  // log-sd in proportion to the distance from the reference date.
+  if (p.software_date)
+    request.software_year = p.software_date->year;
   p.parameter_sd =
-      analysis::parameter_log_sd(analysis::ParameterSpace({request}), request, calibration);
+      analysis::parameter_log_sd(analysis::ParameterSpace::for_request(request, calibration), request, calibration);
   p.interval = model::interval_s(calibration.intervals, regimes, units::from_minutes(r.time_to_train_min),
                                 p.parameter_sd);
   if (!p.interval)
@@ -143,7 +195,8 @@ void print_prediction_json(const Prediction& p)
                  : std::string("null");
   fmt::print("{{\n  \"benchmark\": {},\n  \"system\": {},\n  \"predicted_minutes\": {:.6g},\n"
              "  \"interval_minutes\": {},\n  \"interval_level\": {},\n  \"regime\": {},\n"
-             "  \"parameter_log_sd\": {:.4g},\n"
+             "  \"parameter_log_sd\": {:.4g},\n  \"software_date\": {},\n  \"software_date_source\": {},\n"
+             "  \"software_factor\": {:.6g},\n"
              "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
              "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
              "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
@@ -151,7 +204,9 @@ void print_prediction_json(const Prediction& p)
              "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"scale_up_link_fraction\": {:.4g}, \"nic_link_fraction\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
              "  \"samples_to_converge\": {:.6g},\n  \"input_bound\": {},\n  \"notes\": [{}]\n}}\n",
              json_string(model::to_string(p.benchmark)), json_string(p.system.system_name), r.time_to_train_min, interval_json,
-             model::kIntervalLevel, json_string(p.regime), p.parameter_sd, r.effective_iter_time_s,
+             model::kIntervalLevel, json_string(p.regime), p.parameter_sd,
+             p.software_date ? json_string(model::to_string(*p.software_date)) : std::string("null"),
+             json_string(p.software_date_source), p.software_factor, r.effective_iter_time_s,
              static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
              json_string(p.gbs_source), s.gpus, r.nodes, json_string(p.built.mapping.gpu_type),
              json_string(p.built.mapping.node_type), json_string(fabric_of(p)), s.tensor_parallel,
@@ -175,6 +230,10 @@ void print_prediction_text(const Prediction& p, const PredictOptions& options)
   fmt::print("efficiency compute {:.3f}, memory {:.3f}, links {:.3f} (scale-up) / {:.3f} (NIC), step overhead {:.3g} s "
              "(calibration{})\n",
              e.compute, e.memory, r.scale_up_link_fraction, r.nic_link_fraction, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
+  fmt::print("software   {} ({}){}\n",
+             p.software_date ? model::to_string(*p.software_date) : std::string("reference date"), p.software_date_source,
+             p.software_factor != 1 ? fmt::format(": kernel efficiencies x {:.4f} by the software trend", p.software_factor)
+                                    : std::string());
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
   const std::string interval_text =
@@ -219,6 +278,14 @@ void add_predict_command(CLI::App& app)
   command->add_option("--calibration", options->calibration_path, "Calibration file (default: the embedded one)")
       ->check(CLI::ExistingFile);
   command->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  auto* round = command->add_option(
+      "--round", options->round,
+      "MLPerf Training round to predict for (v5.0 = software of 2025-05): the calibration's software trend moves "
+      "the kernel efficiencies to that date; a date after the calibration's data is extrapolated (regime "
+      "later_round). Default: the round of the MLPerf systems/vX.Y/ folder the --system file is in, else the "
+      "calibration's reference date");
+  command->add_option("--date", options->date, "Software date to predict for, YYYY-MM or YYYY-MM-DD (as --round)")
+      ->excludes(round);
   add_catalog_option(*command);
   command->callback([options] { run_predict(*options); });
 }

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 namespace gpuscale::app {
 namespace {
@@ -30,6 +31,7 @@ struct ValidateOptions {
   std::string plot_path;
   int workers = 2;
   int max_accelerators = 0;
+  std::string software_date = "first-run"; ///< mlperf::SoftwareDateSource
   double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
   std::string write_intervals_path; ///< "": none; else a calibration file whose intervals: are replaced
   std::string residuals_path;       ///< "": none; else a CSV of every mode's left-out predictions
@@ -145,13 +147,46 @@ void print_error_summaries(const LeftOutErrors& e)
     print_summary_row(name, apes);
 }
 
+/// The software trends of the full fit and of the leave-round-out fit (the earlier rounds alone), with
+/// their 1-sigma: what the latest round is extrapolated with.
+void print_software_trends(const analysis::ParameterSpace& space, const std::vector<analysis::CalibrationCase>& cases,
+                           const std::vector<double>& fit_x)
+{
+  if (space.reference_year() <= 0)
+    return;
+  const auto full = analysis::fit_calibration(space, cases, {}, fit_x, true);
+  const auto folds = analysis::validation_folds(analysis::ValidationMode::LeaveRoundOut, cases);
+  fmt::print("\nSoftware trend (maturity fraction per year; the efficiency a year earlier over today's; 1: none)\n");
+  fmt::print("  {:<30} {:>24} {:>34}\n", "", "all results", "leave_round_out (earlier rounds)");
+  std::optional<analysis::CalibrationFitResult> fold_fit;
+  std::optional<analysis::ParameterSpace> fold_space;
+  if (!folds.empty()) {
+    fold_space = space.for_training(cases, folds.front().train);
+    fold_fit = analysis::fit_calibration(*fold_space, cases, folds.front().train, fit_x, true);
+  }
+  fmt::print("  {:<30} {:>24} {:>34}\n", "reference date", model::to_string(model::SoftwareDate{space.reference_year()}),
+             fold_space ? model::to_string(model::SoftwareDate{fold_space->reference_year()}) : std::string("-"));
+  for (std::size_t j = 0; j < space.size(); ++j) {
+    const auto& p = space.parameters()[j];
+    if (p.group != analysis::ParameterSpace::Group::SoftwareTrend)
+      continue;
+    auto cell = [](const analysis::FittedParameter& f) {
+      return fmt::format("{:.4f} +- {:.4f} ({} results{})", f.value, f.standard_error, f.results,
+                         f.identified ? "" : ", " + f.note);
+    };
+    fmt::print("  {:<30} {:>24} {:>34}\n", p.name, cell(full.parameters[j]),
+               fold_fit ? cell(fold_fit->parameters[j]) : std::string("-"));
+  }
+}
+
 void run_validate(const ValidateOptions& options)
 {
   const model::Calibration reference = options.calibration_path.empty()
                                            ? config::default_calibration()
                                            : config::read_calibration(options.calibration_path);
   const mlperf::CaseSet set =
-      mlperf::prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, print_case_progress});
+      mlperf::prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, print_case_progress,
+                                                 *mlperf::parse_software_date_source(options.software_date)});
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   const auto& cases = set.cases;
@@ -177,6 +212,7 @@ void run_validate(const ValidateOptions& options)
     write_calibration_file(options.write_intervals_path, updated);
     fmt::print("intervals  written to {}\n", options.write_intervals_path);
   }
+  print_software_trends(space, cases, fit.x);
   print_baseline_comparison(analysis::compare_with_regression(cases, left_out));
   fmt::print("\n{} results ({} left out: gpuscale calibrate --list-excluded), simulation {:.0f} s\n", cases.size(),
              set.excluded.size(), set.simulation_wall_s);
@@ -209,6 +245,10 @@ void add_validate_command(CLI::App& app)
       ->check(CLI::ExistingFile);
   command->add_option("--plot", options->plot_path, "Predicted-vs-actual PNG to write (gnuplot)");
   command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
+  command->add_option("--software-date", options->software_date,
+                      "Each result's software date, for the software trend: first-run (the day its first run "
+                      "started), round (its round's date) or none (no trend fitted)")
+      ->check(CLI::IsMember({"first-run", "round", "none"}));
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--max-median-ape", options->max_median_ape_pct,

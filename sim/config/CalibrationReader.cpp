@@ -77,6 +77,21 @@ void read_group(MappingReader& parent, const std::string& key, bool seconds, std
   group.finish();
 }
 
+/// software_reference_date: "YYYY-MM-DD" (model::parse_software_date), required with software_trend.
+void read_software_reference_date(MappingReader& parent, model::Calibration& calibration)
+{
+  if (auto text = parent.text("software_reference_date", Presence::Optional)) {
+    if (auto date = model::parse_software_date(*text))
+      calibration.software_reference_date = *date;
+    else
+      parent.error("software_reference_date", "expected " + std::string(model::kSoftwareDateForms) + ", got '" +
+                                                  *text + "'");
+  } else if (!calibration.software_trend.empty()) {
+    parent.error("software_trend", "a software trend needs the date it is relative to (software_reference_date: "
+                                   "YYYY-MM-DD)");
+  }
+}
+
 void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& out)
 {
   auto node = parent.child("batch_sizes", Presence::Optional);
@@ -229,6 +244,7 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
       model::Calibration::for_each_group(calibration, [&](const char* key, auto& values, bool seconds) {
         read_group(c, key, seconds, values);
       });
+      read_software_reference_date(c, calibration);
       read_batch_sizes(c, calibration.batch_sizes);
       read_intervals(c, calibration.intervals);
       read_network_fit(c, calibration.network_fit);
@@ -265,6 +281,8 @@ std::string format_calibration(const model::Calibration& calibration)
   model::Calibration::for_each_group(calibration, [&](const char* key, const auto& values, bool seconds) {
     format_group(out, key, values, seconds);
   });
+  if (calibration.software_reference_date)
+    out += "  software_reference_date: \"" + model::to_string(*calibration.software_reference_date) + "\"\n";
   out += "  batch_sizes:\n";
   for (const auto& r : calibration.batch_sizes)
     out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n",

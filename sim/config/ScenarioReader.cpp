@@ -136,6 +136,15 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
     s.efficiency_given = true;
     read_efficiency(MappingReader(*efficiency, path, "/scenario/efficiency", diagnostics), s.efficiency);
   }
+  if (auto date = scenario.text("software_date", Presence::Optional)) {
+    if (auto parsed = model::parse_software_date(*date))
+      s.software_date = *parsed;
+    else
+      scenario.error("software_date", "expected " + std::string(model::kSoftwareDateForms) + ", got '" + *date + "'");
+    if (s.efficiency_given)
+      scenario.error("software_date", "software_date moves the calibration's efficiencies along its software trend; "
+                                      "this scenario states its own efficiency:");
+  }
   if (auto simgrid = scenario.child("simgrid", Presence::Optional))
     read_simgrid(MappingReader(*simgrid, path, "/scenario/simgrid", diagnostics), s.simgrid, diagnostics);
   if (s.executor == model::StepExecutorKind::Analytical && s.simgrid.network_model != "CM02")

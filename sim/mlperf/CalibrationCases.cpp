@@ -32,8 +32,31 @@ std::vector<double> run_signature(const model::MlperfEntry& e)
   return starts;
 }
 
+/// The entry's software date as a decimal year (0: undated), by `source`.
+double software_year_of(const model::MlperfEntry& entry, SoftwareDateSource source)
+{
+  switch (source) {
+    case SoftwareDateSource::FirstRun: {
+      double first_ms = 0;
+      for (const auto& run : entry.runs)
+        if (run.run_start_ms > 0 && (first_ms == 0 || run.run_start_ms < first_ms))
+          first_ms = run.run_start_ms;
+      if (first_ms <= 0)
+        return 0;
+      constexpr double kDayMs = 86'400'000.0; // the day, as the calibration file writes dates
+      return model::software_date_from_unix_ms(std::floor(first_ms / kDayMs) * kDayMs).year;
+    }
+    case SoftwareDateSource::Round: {
+      const auto date = model::mlperf_round_date(entry.round);
+      return date ? date->year : 0;
+    }
+    case SoftwareDateSource::None: return 0;
+  }
+  return 0;
+}
+
 analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const MlperfScenario& scenario,
-                                    const results::RunRecord& r)
+                                    const results::RunRecord& r, SoftwareDateSource date_source)
 {
   analysis::CalibrationCase c = simulated_case(scenario, r);
   c.round = entry.round;
@@ -43,10 +66,29 @@ analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const Mlper
   c.system_key = entry.submitter + "/" + entry.system;
   c.nodes = entry.description.number_of_nodes;
   c.actual_s = *entry.score_s;
+  c.software_year = software_year_of(entry, date_source);
   return c;
 }
 
 } // namespace
+
+std::string to_string(SoftwareDateSource source)
+{
+  switch (source) {
+    case SoftwareDateSource::FirstRun: return "first-run";
+    case SoftwareDateSource::Round: return "round";
+    case SoftwareDateSource::None: return "none";
+  }
+  return "?";
+}
+
+std::optional<SoftwareDateSource> parse_software_date_source(const std::string& name)
+{
+  for (auto source : {SoftwareDateSource::FirstRun, SoftwareDateSource::Round, SoftwareDateSource::None})
+    if (to_string(source) == name)
+      return source;
+  return std::nullopt;
+}
 
 analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const results::RunRecord& r)
 {
@@ -144,7 +186,7 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
       set.excluded.push_back(key + ": " + run.record->infeasible_reason);
       continue;
     }
-    set.cases.push_back(make_case(entry, built[i], *run.record));
+    set.cases.push_back(make_case(entry, built[i], *run.record, options.software_date));
     set.cases.back().simulation_s = run.wall_s;
     set.scenarios.push_back(scenarios[i]);
   }

@@ -14,6 +14,7 @@
 #include "sim/model/Scenario.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,21 @@ namespace gpuscale::mlperf {
 /// Called after each simulation of a batch: what is being simulated, how many are done, of how many.
 using CaseProgress = std::function<void(const char* what, std::size_t done, std::size_t total)>;
 
+/// Where a result's software date (CalibrationCase::software_year) comes from.
+enum class SoftwareDateSource {
+  FirstRun, ///< the UTC day its earliest run started (MLLOG run_start): when its software actually ran
+  Round,    ///< its round's date (model::mlperf_round_date)
+  None,     ///< undated: no software trend is fitted
+};
+/// "first-run", "round", "none".
+std::string to_string(SoftwareDateSource source);
+std::optional<SoftwareDateSource> parse_software_date_source(const std::string& name);
+
 struct CaseOptions {
   int workers = 2;
   int max_accelerators = 0; ///< 0: no limit; else results on more accelerators are left out
   CaseProgress progress;    ///< empty: silent
+  SoftwareDateSource software_date = SoftwareDateSource::FirstRun;
 };
 
 struct CaseSet {

@@ -32,7 +32,7 @@ const model::WorkloadTrace& MlperfScenarioBuilder::workload(model::Benchmark ben
 
 MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, model::Benchmark benchmark,
                                             int global_batch_size, const model::Calibration& calibration,
-                                            bool run_overhead)
+                                            bool run_overhead, std::optional<model::SoftwareDate> software_date)
 {
   MlperfScenario out;
   out.mapping = config::map_mlperf_system(system, catalog_);
@@ -59,6 +59,7 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, m
   // assumed to as well (no system description says), so every MLPerf calibration and predict
   // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule").
   s.cuda_graph = true;
+  s.software_date = software_date;
   model::ScenarioInputs options;
   options.host_costs = &host_costs_;
   options.host_costs_path = data_dir() + "/workloads/host_input/host_input.yaml";
@@ -66,7 +67,9 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, m
   options.add_calibrated_run_overhead = run_overhead;
   const auto conflicts = model::resolve_in_place(r, options);
   if (!conflicts.empty())
-    throw std::invalid_argument("the submitters' layout does not fit: " + conflicts.front().message);
+    throw std::invalid_argument(conflicts.front().field == "software_date"
+                                    ? conflicts.front().message
+                                    : "the submitters' layout does not fit: " + conflicts.front().message);
   out.generation = gpu.generation;
   return out;
 }

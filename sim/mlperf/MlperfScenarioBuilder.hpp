@@ -10,6 +10,7 @@
 #include "sim/model/Scenario.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,12 @@ public:
   MlperfScenarioBuilder();
 
   /// The scenario, resolved (model::resolve_in_place) with `calibration`'s efficiencies and, where
-  /// `run_overhead` says so, its per-run overhead. Throws ConfigError (unknown accelerator, CPU-only
-  /// system) or std::invalid_argument (no layout, or a layout that does not fit).
+  /// `run_overhead` says so, its per-run overhead; at `software_date` (Scenario::software_date; nullopt:
+  /// the calibration's reference date). Throws ConfigError (unknown accelerator, CPU-only system) or
+  /// std::invalid_argument (no layout, a layout that does not fit, a date beyond the trend's horizon).
   MlperfScenario build(const model::MlperfSystem& system, model::Benchmark benchmark, int global_batch_size,
-                       const model::Calibration& calibration, bool run_overhead);
+                       const model::Calibration& calibration, bool run_overhead,
+                       std::optional<model::SoftwareDate> software_date = std::nullopt);
 
   const model::Platform& catalog() const { return catalog_; }
 

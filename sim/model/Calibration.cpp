@@ -1,11 +1,16 @@
 #include "sim/model/Calibration.hpp"
 
+#include "sim/model/SoftwareTrend.hpp"
+
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace gpuscale::model {
 
-Efficiency Calibration::efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation_name) const
+Efficiency Calibration::efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation_name,
+                                       std::optional<SoftwareDate> software_date) const
 {
   Efficiency efficiency;
   if (!benchmark)
@@ -21,7 +26,40 @@ Efficiency Calibration::efficiency_for(std::optional<Benchmark> benchmark, const
     efficiency.memory = m->second.value;
   if (const auto o = step_overhead_s.find(*benchmark); o != step_overhead_s.end())
     efficiency.step_overhead_s = o->second.value;
+  if (software_date) {
+    const double f = software_factor(*benchmark, *software_date);
+    efficiency.compute = std::min(kMaxComputeEfficiency, efficiency.compute * f);
+    efficiency.memory = std::min(kMemoryRange.upper, efficiency.memory * f);
+  }
   return efficiency;
+}
+
+std::optional<double> Calibration::software_trend_for(Benchmark benchmark) const
+{
+  if (const auto own = software_trend.find(to_string(benchmark)); own != software_trend.end())
+    return own->second.value;
+  if (const auto pooled = software_trend.find(kPooledSoftwareTrend); pooled != software_trend.end())
+    return pooled->second.value;
+  return std::nullopt;
+}
+
+double Calibration::software_factor(Benchmark benchmark, SoftwareDate date) const
+{
+  const auto rho = software_trend_for(benchmark);
+  if (!rho || !software_reference_date)
+    return 1.0;
+  return software_trend_factor(*rho, date.year - software_reference_date->year);
+}
+
+std::optional<std::string> Calibration::software_date_problem(SoftwareDate date) const
+{
+  if (!software_reference_date || date.year - software_reference_date->year <= kSoftwareTrendHorizonYears)
+    return std::nullopt;
+  char years[32];
+  std::snprintf(years, sizeof years, "%.1f", date.year - software_reference_date->year);
+  return "software date " + to_string(date) + " is " + years + " years after the calibration's reference date " +
+         to_string(*software_reference_date) + ": the software trend is extrapolated at most " +
+         std::to_string(static_cast<int>(kSoftwareTrendHorizonYears)) + " years";
 }
 
 LinkFractions Calibration::link_fractions() const
@@ -83,6 +121,8 @@ ParameterRange parameter_range(const std::string& key)
     return kStepOverheadRange_s;
   if (key == "overhead")
     return kRunOverheadRange_s;
+  if (key == "software_trend")
+    return kSoftwareTrendRange;
   throw std::invalid_argument("no calibration parameter group '" + key + "'");
 }
 

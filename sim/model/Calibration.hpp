@@ -9,11 +9,13 @@
 ///   collective costs    collective[fixed, simple_step]    seconds (LinkFractions)
 ///   step               += step_overhead[benchmark] seconds (per-step cost the step model lacks)
 ///   time to train      += overhead[benchmark] seconds      (per-run cost the step model lacks)
+///   at software date d   e_c, e_m x software_trend[benchmark]^(d_ref - d), capped at 1 (SoftwareTrend.hpp)
 
 #include "sim/model/Benchmark.hpp"
 #include "sim/model/Platform.hpp"
 #include "sim/model/PredictionInterval.hpp"
 #include "sim/model/Scenario.hpp"
+#include "sim/model/SoftwareDate.hpp"
 
 #include <map>
 #include <optional>
@@ -92,6 +94,12 @@ struct Calibration {
   NamedValues choices;
   BenchmarkValues overhead_s;      ///< benchmark -> seconds added to every run
   BenchmarkValues step_overhead_s; ///< benchmark -> seconds added to every step
+  /// Benchmark name (or kPooledSoftwareTrend) -> maturity fraction per year rho in (0, 1]
+  /// (SoftwareTrend.hpp). Empty: no trend, every date runs at the reference efficiencies.
+  NamedValues software_trend;
+  /// d_ref: the software date the efficiencies above are at (the latest of the calibration results).
+  /// Required with software_trend.
+  std::optional<SoftwareDate> software_reference_date;
   std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
   CalibrationSummary summary;
   IntervalModel intervals;                           ///< left-out residuals per validation mode (prediction intervals)
@@ -111,12 +119,22 @@ struct Calibration {
     visit("choices", self.choices, false);
     visit("overhead", self.overhead_s, true);
     visit("step_overhead", self.step_overhead_s, true);
+    visit("software_trend", self.software_trend, false);
   }
 
   /// Efficiencies for `benchmark` on accelerators of `generation`. Unknown generation: factor 1
   /// (the caller may say so). No benchmark (a workload that is not an MLPerf benchmark), or one the
-  /// calibration lacks: Efficiency's defaults.
-  Efficiency efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation) const;
+  /// calibration lacks: Efficiency's defaults. With `software_date`, compute and memory move by
+  /// software_factor (capped at 1); without it they are the reference date's, exactly.
+  Efficiency efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation,
+                            std::optional<SoftwareDate> software_date = std::nullopt) const;
+  /// The trend of `benchmark`: its own, else the pooled one; nullopt when the calibration has none.
+  std::optional<double> software_trend_for(Benchmark benchmark) const;
+  /// The factor kernel efficiencies of `benchmark` move by at `date` (SoftwareTrend.hpp); 1 without
+  /// a trend.
+  double software_factor(Benchmark benchmark, SoftwareDate date) const;
+  /// Why `date` cannot be predicted for (beyond the trend's horizon); nullopt when it can.
+  std::optional<std::string> software_date_problem(SoftwareDate date) const;
   /// The link fractions and collective costs of `network` and `collective` (no what-ifs).
   LinkFractions link_fractions() const;
   /// The declared choice `name` (choices), or `otherwise` when the calibration has none.
@@ -146,6 +164,8 @@ inline constexpr ParameterRange kChoiceRange{0.0, 1.0};             ///< choices
 inline constexpr const char* kSharpOnInfinibandChoice = "sharp_on_infiniband";
 inline constexpr ParameterRange kStepOverheadRange_s{0.0, 2.0};  ///< step_overhead[benchmark], seconds
 inline constexpr ParameterRange kRunOverheadRange_s{0.0, 1800.0}; ///< overhead[benchmark], seconds
+/// software_trend[...]: the efficiency a year earlier as a fraction of today's (SoftwareTrend.hpp)
+inline constexpr ParameterRange kSoftwareTrendRange{0.5, 1.0};
 /// The range of the group stored under `key` in calibration/mlperf.yaml (Calibration::for_each_group).
 ParameterRange parameter_range(const std::string& key);
 

@@ -25,9 +25,12 @@ std::vector<PredictionRegime> all_prediction_regimes()
 }
 
 std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool generation_calibrated,
-                                          const std::string& family, Benchmark benchmark, int accelerators)
+                                          const std::string& family, Benchmark benchmark, int accelerators,
+                                          bool later_than_data)
 {
   std::vector<PredictionRegime> regimes;
+  if (later_than_data)
+    regimes.push_back(PredictionRegime::LaterRound);
   if (!generation_calibrated)
     regimes.push_back(PredictionRegime::UncalibratedGeneration);
   else if (std::find(intervals.families.begin(), intervals.families.end(), family) == intervals.families.end())

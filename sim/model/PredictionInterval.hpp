@@ -68,12 +68,15 @@ struct IntervalModel {
   bool empty() const { return modes.empty(); }
 };
 
-/// The modes a request falls in, most specific first: uncalibrated_generation when its generation has
-/// no calibration result (`generation_calibrated` false), else new_family_calibrated_generation when its
-/// catalog accelerator has none, else calibrated_family; beyond_calibrated_scale in addition when it uses
-/// more accelerators than any calibration result of the benchmark.
+/// The modes a request falls in, the one it is reported under first: later_round when it asks for a
+/// software date later than the calibration's data (`later_than_data`); then uncalibrated_generation
+/// when its generation has no calibration result (`generation_calibrated` false), else
+/// new_family_calibrated_generation when its catalog accelerator has none, else calibrated_family;
+/// beyond_calibrated_scale in addition when it uses more accelerators than any calibration result of
+/// the benchmark.
 std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool generation_calibrated,
-                                          const std::string& family, Benchmark benchmark, int accelerators);
+                                          const std::string& family, Benchmark benchmark, int accelerators,
+                                          bool later_than_data = false);
 
 /// The interval of `predicted_s` under `regimes`: the union of their modes' intervals (so a
 /// request both of a new family and beyond the calibrated scale gets the wider bounds of either).

@@ -6,6 +6,7 @@
 #include "sim/model/LinkFractions.hpp"
 #include "sim/model/Platform.hpp"
 #include "sim/model/Precision.hpp"
+#include "sim/model/SoftwareDate.hpp"
 #include "sim/model/WorkloadTrace.hpp"
 #include "sim/model/ZeroStage.hpp"
 
@@ -104,6 +105,10 @@ struct Scenario {
   /// benchmark and that type's generation), by GpuType::name. `efficiency` is then the first used
   /// type's (what the results row reports). Empty: `efficiency` applies to every GPU.
   std::map<std::string, Efficiency> efficiency_by_type;
+  /// `software_date:` the date of the software the run uses: the calibrated compute and memory
+  /// efficiencies move along the calibration's software trend to it (Calibration::efficiency_for).
+  /// nullopt: the calibration's reference date (its efficiencies as they are).
+  std::optional<SoftwareDate> software_date;
 
   /// The compute and memory efficiencies GPUs of `gpu`'s type run at: the one rule the engine and
   /// the planner's profiler read them by. The step overhead and the network what-ifs are the run's

@@ -276,13 +276,14 @@ std::optional<HostInputCost> choose_host_pipeline(const Scenario& s, const Scena
 
 std::vector<std::pair<std::string, Efficiency>> calibrated_efficiencies(const Calibration& calibration,
                                                                          const Platform& platform,
-                                                                         const WorkloadTrace& workload, int gpus)
+                                                                         const WorkloadTrace& workload, int gpus,
+                                                                         std::optional<SoftwareDate> software_date)
 {
   std::vector<std::pair<std::string, Efficiency>> by_type;
   for (const auto& use : platform.groups_used(gpus)) {
     const auto& gpu = platform.gpu_type_of(platform.node_type_of_group(use.group));
     if (std::none_of(by_type.begin(), by_type.end(), [&](const auto& t) { return t.first == gpu.name; }))
-      by_type.emplace_back(gpu.name, calibration.efficiency_for(workload.benchmark, gpu.generation));
+      by_type.emplace_back(gpu.name, calibration.efficiency_for(workload.benchmark, gpu.generation, software_date));
   }
   return by_type;
 }
@@ -333,7 +334,10 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   s.links = resolve_link_fractions(inputs.calibration, inputs.network_calibration, s.efficiency);
   if (inputs.calibration != nullptr && !s.efficiency_given && !platform.node_groups.empty()) {
     const Efficiency what_ifs = s.efficiency;
-    const auto by_type = calibrated_efficiencies(*inputs.calibration, platform, workload, s.gpus);
+    if (s.software_date)
+      if (auto problem = inputs.calibration->software_date_problem(*s.software_date))
+        conflicts.add(Kind::Layout, "software_date", *problem, {"software_date"});
+    const auto by_type = calibrated_efficiencies(*inputs.calibration, platform, workload, s.gpus, s.software_date);
     s.efficiency = by_type.empty() ? Efficiency{} : by_type.front().second;
     s.efficiency.network = what_ifs.network;
     s.efficiency.collective_fixed_s = what_ifs.collective_fixed_s;

@@ -82,10 +82,12 @@ std::vector<ScenarioConflict> resolve_in_place(ResolvedScenario& resolved, Scena
 
 /// The efficiencies `calibration` gives a run of `gpus` GPUs of `platform` with `workload`, for each
 /// accelerator type the run uses (by GpuType::name, in the order the run first uses them): those of
-/// the workload's benchmark and that type's generation.
+/// the workload's benchmark and that type's generation, at `software_date` (nullopt: the calibration's
+/// reference date).
 std::vector<std::pair<std::string, Efficiency>> calibrated_efficiencies(const Calibration& calibration,
                                                                          const Platform& platform,
-                                                                         const WorkloadTrace& workload, int gpus);
+                                                                         const WorkloadTrace& workload, int gpus,
+                                                                         std::optional<SoftwareDate> software_date = std::nullopt);
 
 /// The calibration's link fractions and collective costs (defaults without one), each value that
 /// `network_calibration` has (a cluster's own nccl-tests fit; nullptr: none) in place of the

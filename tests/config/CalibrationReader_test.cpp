@@ -135,3 +135,49 @@ TEST_CASE("config::read_calibration_text reports an unknown benchmark key at its
           "llama2_70b_lora, resnet, retinanet, stable_diffusion)");
   }
 }
+
+TEST_CASE("config::format_calibration and read_calibration_text round-trip the software trend", "[config]")
+{
+  model::Calibration c;
+  c.compute[model::Benchmark::Bert] = {0.9, 0.05, 20, true, ""};
+  c.software_trend["hopper"] = {0.93, 0.02, 150, true, ""};
+  c.software_trend["pooled"] = {1.0, 0.1, 20, false, "at its bound"};
+  c.software_reference_date = model::software_date_of(2024, 10, 20);
+  c.batch_sizes = {{model::Benchmark::Bert, 8, 768, 20}};
+  const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
+  CHECK(read.software_trend.at("hopper").value == Approx(0.93));
+  CHECK(read.software_trend.at("pooled").note == "at its bound");
+  REQUIRE(read.software_reference_date);
+  CHECK(*read.software_reference_date == *c.software_reference_date); // exactly: the day round-trips
+  CHECK(model::to_string(*read.software_reference_date) == "2024-10-20");
+}
+
+TEST_CASE("config::read_calibration_text reports a bad software trend, located", "[config]")
+{
+  auto messages_of = [](const std::string& text) {
+    std::vector<std::string> messages;
+    try {
+      config::read_calibration_text(text, "c.yaml");
+    } catch (const config::ConfigError& e) {
+      for (const auto& d : e.diagnostics())
+        messages.push_back(d.format());
+    }
+    return messages;
+  };
+  // A trend above 1 (software that gets slower) and a date that is not one.
+  const auto bad = messages_of("calibration:\n"
+                               "  software_trend:\n"
+                               "    hopper: {value: 1.2}\n"
+                               "  software_reference_date: \"2024-13-01\"\n");
+  REQUIRE(bad.size() == 2);
+  CHECK(bad[0] == "c.yaml:3:21: error: /calibration/software_trend/hopper/value: expected a number in [0.5, 1], got 1.2");
+  CHECK(bad[1] == "c.yaml:4:28: error: /calibration/software_reference_date: expected a date 'YYYY-MM' or "
+                  "'YYYY-MM-DD', or an MLPerf round 'vM.0' / 'vM.1', got '2024-13-01'");
+  // A trend without the date it is relative to.
+  const auto undated = messages_of("calibration:\n"
+                                   "  software_trend:\n"
+                                   "    hopper: {value: 0.9}\n");
+  REQUIRE(undated.size() == 1);
+  CHECK(undated[0] == "c.yaml:3:5: error: /calibration/software_trend: a software trend needs the date it is relative "
+                      "to (software_reference_date: YYYY-MM-DD)");
+}

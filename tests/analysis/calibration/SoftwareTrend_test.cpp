@@ -1,0 +1,290 @@
+#include "analysis/calibration/CalibrationFit.hpp"
+#include "analysis/calibration/CalibrationSurrogate.hpp"
+#include "analysis/calibration/CrossValidation.hpp"
+#include "analysis/calibration/ValidationSplit.hpp"
+#include "sim/model/Calibration.hpp"
+#include "sim/model/PredictionInterval.hpp"
+#include "sim/model/SoftwareDate.hpp"
+#include "sim/model/SoftwareTrend.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace gpuscale;
+
+namespace {
+
+model::SoftwareDate date(const char* text)
+{
+  const auto d = model::parse_software_date(text);
+  REQUIRE(d);
+  return *d;
+}
+
+/// A calibration at reference date 2024-01-01 with BERT's own trend 0.9 per year and a pooled 0.95.
+model::Calibration dated_calibration()
+{
+  model::Calibration c;
+  c.compute[model::Benchmark::Bert] = {0.8, 0.05, 10, true, ""};
+  c.memory[model::Benchmark::Bert] = {0.6, 0.05, 10, true, ""};
+  c.compute[model::Benchmark::Resnet] = {0.5, 0.05, 10, true, ""};
+  c.memory[model::Benchmark::Resnet] = {0.7, 0.05, 10, true, ""};
+  c.generation["hopper"] = {0.8, 0.0, 0, true, ""};
+  c.generation["ampere"] = {0.5, 0.05, 10, true, ""};
+  c.software_trend["bert"] = {0.9, 0.02, 10, true, ""};
+  c.software_trend[model::kPooledSoftwareTrend] = {0.95, 0.03, 5, true, ""};
+  c.software_reference_date = date("2024-01-01");
+  return c;
+}
+
+model::StepWork toy_work(double scale)
+{
+  model::StepWork w;
+  w.peak_flop_per_s = 1e15;
+  w.memory_bw_Bps = 3e12;
+  w.flop_bound_flop = 4e14 * scale;
+  w.memory_kernels = {{1e12 * scale, 1e10 * scale * scale, 10}, {1e9 * scale, 2e10 / scale, 20}};
+  w.optimizer_bytes = 5e10;
+  return w;
+}
+
+analysis::CalibrationCase toy_case(const std::string& benchmark, const std::string& generation, double scale,
+                                   const std::string& round, double software_year)
+{
+  analysis::CalibrationCase c;
+  c.round = round;
+  c.submitter = "Acme";
+  c.system = generation + std::to_string(scale);
+  c.system_key = "Acme/" + c.system;
+  c.family = generation + "-part";
+  c.benchmark = *model::benchmark_of_name(benchmark);
+  c.generation = generation;
+  c.accelerators = 8;
+  c.software_year = software_year;
+  c.reference = {.compute = 0.5, .memory = 0.8};
+  c.work = toy_work(scale);
+  c.comm_s = 0.05;
+  c.exposed_comm_s = 0.01;
+  c.prepare();
+  c.iteration_s = c.reference_busy_s + c.exposed_comm_s;
+  c.step_equivalents = 6000.0; // 100 minutes per second of step
+  c.fixed_s = 3.0;
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("model::parse_software_date reads dates and MLPerf rounds, and refuses the rest", "[model]")
+{
+  CHECK(model::to_string(date("2025-06")) == "2025-06-01");
+  CHECK(model::to_string(date("2024-02-29")) == "2024-02-29");
+  CHECK(model::to_string(date("v5.0")) == "2025-05-01");
+  CHECK(model::to_string(date("v4.1")) == "2024-10-01");
+  CHECK(date("v3.0") == model::software_date_of(2023, 5, 1));
+  CHECK(date("2024-01-01").year == 2024.0);
+  CHECK(date("2024-07-02").year == Approx(2024.5).margin(0.003));
+  CHECK(date("2025-06") < date("2025-06-02"));
+  // 2024-10-20 00:00 UTC, as an MLLOG time_ms
+  CHECK(model::to_string(model::software_date_from_unix_ms(1729382400000.0)) == "2024-10-20");
+  for (const char* bad : {"2025-13", "2025-02-30", "2025", "June 2025", "v5.2", "v0.7", "5.0", "", "2025-6"})
+    CHECK_FALSE(model::parse_software_date(bad).has_value());
+}
+
+TEST_CASE("model::Calibration::efficiency_for is unchanged at the reference date and without a date", "[model]")
+{
+  const auto c = dated_calibration();
+  for (const char* generation : {"hopper", "ampere", "blackwell"}) {
+    const auto plain = c.efficiency_for(model::Benchmark::Bert, generation);
+    const auto at_reference = c.efficiency_for(model::Benchmark::Bert, generation, *c.software_reference_date);
+    CHECK(plain.compute == at_reference.compute); // exactly: a scenario without a date runs as before
+    CHECK(plain.memory == at_reference.memory);
+    CHECK(plain.step_overhead_s == at_reference.step_overhead_s);
+  }
+  // Without a trend, any date runs at the reference efficiencies.
+  auto no_trend = c;
+  no_trend.software_trend.clear();
+  CHECK(no_trend.efficiency_for(model::Benchmark::Bert, "hopper", date("v5.0")).compute == c.efficiency_for(model::Benchmark::Bert, "hopper").compute);
+}
+
+TEST_CASE("model::Calibration::efficiency_for follows e_ref rho^(d_ref - d), never slower later, capped at 1",
+          "[model]")
+{
+  const auto c = dated_calibration();
+  // One year after the reference: e / rho; one year before: e x rho.
+  const auto later = c.efficiency_for(model::Benchmark::Bert, "hopper", date("2025-01-01"));
+  CHECK(later.compute == Approx(0.8 * 0.8 / 0.9).epsilon(1e-12));
+  CHECK(later.memory == Approx(0.6 / 0.9).epsilon(1e-12));
+  const auto earlier = c.efficiency_for(model::Benchmark::Bert, "hopper", date("2023-01-01"));
+  CHECK(earlier.compute == Approx(0.8 * 0.8 * 0.9).epsilon(1e-12));
+  // A benchmark without its own trend takes the pooled one, on every generation.
+  CHECK(c.efficiency_for(model::Benchmark::Resnet, "ampere", date("2025-01-01")).compute == Approx(0.5 * 0.5 / 0.95).epsilon(1e-12));
+  CHECK(c.efficiency_for(model::Benchmark::Bert, "ampere", date("2025-01-01")).compute == Approx(0.8 * 0.5 / 0.9).epsilon(1e-12));
+  CHECK(c.software_trend_for(model::Benchmark::StableDiffusion) == 0.95);
+  // Property: along any dates, a later date is never less efficient, and nothing exceeds 1.
+  auto fast = c;
+  fast.software_trend["bert"].value = 0.5; // doubling per year: the memory efficiency hits 1
+  std::mt19937 random(13);
+  std::uniform_real_distribution<double> year(2020.0, 2026.5);
+  for (int i = 0; i < 200; ++i) {
+    double a = year(random), b = year(random);
+    if (a > b)
+      std::swap(a, b);
+    for (const model::Calibration* cal : {&c, static_cast<const model::Calibration*>(&fast)}) {
+      const auto ea = cal->efficiency_for(model::Benchmark::Bert, "hopper", model::SoftwareDate{a});
+      const auto eb = cal->efficiency_for(model::Benchmark::Bert, "hopper", model::SoftwareDate{b});
+      CHECK(eb.compute >= ea.compute);
+      CHECK(eb.memory >= ea.memory);
+      CHECK(eb.compute <= model::kMaxComputeEfficiency);
+      CHECK(eb.memory <= 1.0);
+    }
+  }
+  CHECK(fast.efficiency_for(model::Benchmark::Bert, "hopper", date("2026-01-01")).memory == 1.0);
+  CHECK(fast.efficiency_for(model::Benchmark::Bert, "hopper", date("2026-01-01")).compute == Approx(1.0));
+}
+
+TEST_CASE("model::Calibration::software_date_problem refuses dates beyond the trend's horizon", "[model]")
+{
+  const auto c = dated_calibration();
+  CHECK_FALSE(c.software_date_problem(date("v5.0")).has_value());
+  CHECK_FALSE(c.software_date_problem(date("2026-01-01")).has_value());
+  const auto problem = c.software_date_problem(date("2026-06"));
+  REQUIRE(problem);
+  CHECK(*problem == "software date 2026-06-01 is 2.4 years after the calibration's reference date 2024-01-01: the "
+                    "software trend is extrapolated at most 2 years");
+}
+
+TEST_CASE("model::regimes_for puts later_round first for a date after the data, and its interval is wider", "[model]")
+{
+  model::IntervalModel intervals;
+  intervals.families = {"h100-sxm5-80gb"};
+  intervals.calibrated_accelerators = {{model::Benchmark::Bert, 64}};
+  intervals.modes["calibrated_family"] = {-0.18, 0.15, 229, 0.85, 0.19};
+  intervals.modes["later_round"] = {-0.21, 0.28, 77, 0.80, 0.23};
+  CHECK(model::regimes_for(intervals, true, "h100-sxm5-80gb", model::Benchmark::Bert, 8) ==
+        std::vector{model::PredictionRegime::CalibratedFamily});
+  const auto later = model::regimes_for(intervals, true, "h100-sxm5-80gb", model::Benchmark::Bert, 8, true);
+  CHECK(later == std::vector{model::PredictionRegime::LaterRound, model::PredictionRegime::CalibratedFamily});
+  const auto same = model::interval_s(intervals, {model::PredictionRegime::CalibratedFamily}, 600.0, 0.19);
+  const auto wider = model::interval_s(intervals, later, 600.0, 0.19);
+  REQUIRE(same);
+  REQUIRE(wider);
+  CHECK(wider->first < same->first);
+  CHECK(wider->second > same->second);
+}
+
+TEST_CASE("analysis::benchmarks_with_own_trend needs kOwnTrendMinResults dated repeats", "[analysis]")
+{
+  std::vector<analysis::CalibrationCase> cases;
+  for (int i = 0; i < 5; ++i) { // 10 bert results: 5 pairs, each run half a year apart
+    cases.push_back(toy_case("bert", "hopper", 1.0 + i, "v4.0", 2024.3));
+    cases.back().accelerators = 8 * (i + 1);
+    cases.push_back(toy_case("bert", "hopper", 1.0 + i, "v4.1", 2024.8));
+    cases.back().accelerators = 8 * (i + 1);
+  }
+  for (int i = 0; i < 9; ++i) // 9 resnet results in one group spanning a year: one short
+    cases.push_back(toy_case("resnet", "ampere", 1.0, "v3.0", 2023.3 + 0.1 * i));
+  for (int i = 0; i < 20; ++i) // 20 retinanet results at dates closer than kTrendRepeatSpanYears
+    cases.push_back(toy_case("retinanet", "hopper", 1.0, "v4.1", 2024.7 + 0.01 * i));
+  CHECK(analysis::benchmarks_with_own_trend(cases) == std::set<std::string>{"bert"});
+  const analysis::ParameterSpace space(cases);
+  CHECK(space.index_of("software_trend.bert") >= 0);
+  CHECK(space.index_of("software_trend.pooled") >= 0);
+  CHECK(space.index_of("software_trend.resnet") == -1);
+  CHECK(space.trend_label("resnet") == "pooled");
+  CHECK(space.reference_year() == Approx(2024.89));
+  // 5 + 1 repeat groups: bert's pairs and resnet's group (the retinanet dates are too close).
+  CHECK(space.trend_repeat_groups(cases).size() == 6);
+  // Trained on the v4.0 results alone, bert has no repeat left: it falls back to the pooled trend,
+  // and the reference date is the training data's latest.
+  std::vector<bool> v40(cases.size(), false);
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    v40[i] = cases[i].round == "v4.0";
+  const auto fold = space.for_training(cases, v40);
+  CHECK(fold.trend_label("bert") == "pooled");
+  CHECK(fold.reference_year() == 2024.3);
+}
+
+TEST_CASE("analysis surrogate at a software date equals Calibration::efficiency_for at that date", "[analysis]")
+{
+  const auto calibration = dated_calibration();
+  for (const char* benchmark : {"bert", "resnet"}) {
+    const char* generation = "ampere";
+    auto request = toy_case(benchmark, generation, 1.0, "v5.0", date("v5.0").year);
+    const auto space = analysis::ParameterSpace::for_request(request, calibration);
+    std::vector<double> x = space.start();
+    for (std::size_t j = 0; j < space.size(); ++j) {
+      const auto& p = space.parameters()[j];
+      using Group = analysis::ParameterSpace::Group;
+      if (p.group == Group::Compute)
+        x[j] = std::log(calibration.compute.at(*p.benchmark).value);
+      else if (p.group == Group::Memory)
+        x[j] = std::log(calibration.memory.at(*p.benchmark).value);
+      else if (p.group == Group::Generation)
+        x[j] = std::log(calibration.generation.at(p.label).value);
+      else if (p.group == Group::SoftwareTrend)
+        x[j] = std::log(calibration.software_trend.at(p.label).value);
+    }
+    const auto surrogate = space.efficiency(request, x);
+    const auto direct = calibration.efficiency_for(model::benchmark_of_name(benchmark), generation, date("v5.0"));
+    CHECK(surrogate.compute == Approx(direct.compute).epsilon(1e-12));
+    CHECK(surrogate.memory == Approx(direct.memory).epsilon(1e-12));
+    CHECK(surrogate.compute > calibration.efficiency_for(model::benchmark_of_name(benchmark), generation).compute);
+  }
+}
+
+TEST_CASE("analysis::fit_calibration recovers a software trend, and leave-round-out extrapolates it", "[analysis]")
+{
+  // Hopper results at four software dates, each shape at every date, generated with BERT's rho = 0.85
+  // per year and ResNet's 0.95.
+  std::vector<analysis::CalibrationCase> cases;
+  const std::vector<std::pair<std::string, double>> rounds{
+      {"v3.0", 2023.35}, {"v3.1", 2023.74}, {"v4.0", 2024.33}, {"v4.1", 2024.76}};
+  for (const char* benchmark : {"bert", "resnet"})
+    for (double scale : {0.5, 1.0, 2.0, 4.0})
+      for (const auto& [round, year] : rounds)
+        cases.push_back(toy_case(benchmark, "hopper", scale, round, year));
+  const analysis::ParameterSpace space(cases);
+  REQUIRE(space.index_of("software_trend.bert") >= 0);
+  REQUIRE(space.index_of("software_trend.resnet") >= 0);
+  auto truth = space.start();
+  for (std::size_t j = 0; j < space.size(); ++j) // overheads at their prior's centre (CalibrationFit.hpp)
+    if (analysis::prior_sd(space.parameters()[j]) > 0)
+      truth[j] = 0.0;
+  truth[static_cast<std::size_t>(space.index_of("compute.bert"))] = std::log(0.6);
+  truth[static_cast<std::size_t>(space.index_of("compute.resnet"))] = std::log(0.3);
+  truth[static_cast<std::size_t>(space.index_of("memory.bert"))] = std::log(0.5);
+  truth[static_cast<std::size_t>(space.index_of("software_trend.bert"))] = std::log(0.85);
+  truth[static_cast<std::size_t>(space.index_of("software_trend.resnet"))] = std::log(0.95);
+  for (auto& c : cases)
+    c.actual_s = space.predict_s(c, truth);
+  const auto fit = analysis::fit_calibration(space, cases);
+  CHECK(fit.rms_log_error < 1e-4);
+  const auto& trend = fit.parameters[static_cast<std::size_t>(space.index_of("software_trend.bert"))];
+  CHECK(trend.value == Approx(0.85).epsilon(1e-3));
+  CHECK(trend.standard_error < 0.01);
+  CHECK(fit.parameters[static_cast<std::size_t>(space.index_of("software_trend.resnet"))].value ==
+        Approx(0.95).epsilon(1e-3));
+  // Fitted on v3.0-v4.0 only, the trend predicts v4.1 (noiseless data: almost exactly).
+  const auto left_out = analysis::left_out_s(space, cases, analysis::ValidationMode::LeaveRoundOut, fit.x);
+  int predicted = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (cases[i].round == "v4.1") {
+      CHECK(left_out[i] == Approx(cases[i].actual_s).epsilon(1e-3));
+      ++predicted;
+    }
+  CHECK(predicted == 8);
+  // Undated, the same results leave the trend out and v4.1 is predicted slow.
+  auto undated = cases;
+  for (auto& c : undated)
+    c.software_year = 0;
+  const analysis::ParameterSpace flat(undated);
+  CHECK(flat.index_of("software_trend.pooled") == -1);
+  const auto flat_fit = analysis::fit_calibration(flat, undated, {}, {}, false);
+  const auto flat_left_out =
+      analysis::left_out_s(flat, undated, analysis::ValidationMode::LeaveRoundOut, flat_fit.x);
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (cases[i].round == "v4.1")
+      CHECK(flat_left_out[i] > cases[i].actual_s * 1.01);
+}
