@@ -142,8 +142,10 @@ void print_software_trends(const analysis::ParameterSpace& space, const std::vec
       return fmt::format("{:.4f} +- {:.4f} ({} results{})", f.value, f.standard_error, f.results,
                          f.identified ? "" : ", " + f.note);
     };
+    // A trend the fold measures no repeat of is not used there (its results take the pooled trend).
+    const bool used = fold_fit && fold_fit->parameters[j].results > 0;
     fmt::print("  {:<30} {:>24} {:>34}\n", p.name, cell(full.parameters[j]),
-               fold_fit ? cell(fold_fit->parameters[j]) : std::string("-"));
+               used ? cell(fold_fit->parameters[j]) : std::string("not used: no dated repeats, pooled"));
   }
 }
 
