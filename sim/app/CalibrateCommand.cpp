@@ -23,7 +23,7 @@ struct CalibrateOptions {
   std::string reference_path; ///< "": the embedded calibration
   int workers = 2;
   int max_accelerators = 0;
-  std::string software_date = "first-run"; ///< mlperf::SoftwareDateSource
+  std::string software_date = "none"; ///< mlperf::SoftwareDateSource (opt-in: docs/CALIBRATION.md, "Software trend")
   bool list_excluded = false;
 };
 
@@ -160,7 +160,8 @@ void add_calibrate_command(CLI::App& app)
   command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
   command->add_option("--software-date", options->software_date,
                       "Each result's software date, for the software trend: first-run (the day its first run "
-                      "started), round (its round's date) or none (no trend fitted)")
+                      "started), round (its round's date) or none (default: no trend fitted; the trend does "
+                      "not validate better yet, docs/CALIBRATION.md)")
       ->check(CLI::IsMember({"first-run", "round", "none"}));
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");

@@ -31,7 +31,7 @@ struct ValidateOptions {
   std::string plot_path;
   int workers = 2;
   int max_accelerators = 0;
-  std::string software_date = "first-run"; ///< mlperf::SoftwareDateSource
+  std::string software_date = "none"; ///< mlperf::SoftwareDateSource (opt-in: docs/CALIBRATION.md, "Software trend")
   double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
   std::string write_intervals_path; ///< "": none; else a calibration file whose intervals: are replaced
   std::string residuals_path;       ///< "": none; else a CSV of every mode's left-out predictions
@@ -174,8 +174,10 @@ void print_software_trends(const analysis::ParameterSpace& space, const std::vec
       return fmt::format("{:.4f} +- {:.4f} ({} results{})", f.value, f.standard_error, f.results,
                          f.identified ? "" : ", " + f.note);
     };
+    // A trend the fold measures no repeat of is not used there (its results take the pooled trend).
+    const bool used = fold_fit && fold_fit->parameters[j].results > 0;
     fmt::print("  {:<30} {:>24} {:>34}\n", p.name, cell(full.parameters[j]),
-               fold_fit ? cell(fold_fit->parameters[j]) : std::string("-"));
+               used ? cell(fold_fit->parameters[j]) : std::string("not used: no dated repeats, pooled"));
   }
 }
 
@@ -247,7 +249,8 @@ void add_validate_command(CLI::App& app)
   command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
   command->add_option("--software-date", options->software_date,
                       "Each result's software date, for the software trend: first-run (the day its first run "
-                      "started), round (its round's date) or none (no trend fitted)")
+                      "started), round (its round's date) or none (default: no trend fitted; the trend does "
+                      "not validate better yet, docs/CALIBRATION.md)")
       ->check(CLI::IsMember({"first-run", "round", "none"}));
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
