@@ -3,6 +3,7 @@
 #include "analysis/calibration/CalibrationSurrogate.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
 #include "analysis/calibration/RooflineProfile.hpp"
+#include "tests/support/ToyCalibrationCase.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,40 +14,8 @@ using namespace gpuscale;
 
 namespace {
 
-/// A step with a FLOP-bound part, two roofline kernels of different intensity and an optimizer.
-model::StepWork toy_work(double scale)
-{
-  model::StepWork w;
-  w.peak_flop_per_s = 1e15;
-  w.memory_bw_Bps = 3e12;
-  w.flop_bound_flop = 4e14 * scale;
-  // memory traffic grows unlike the FLOPs from case to case, so compute and memory efficiency separate
-  w.memory_kernels = {{1e12 * scale, 1e10 * scale * scale, 10}, {1e9 * scale, 2e10 / scale, 20}};
-  w.optimizer_bytes = 5e10;
-  return w;
-}
-
-analysis::CalibrationCase toy_case(const std::string& benchmark, const std::string& generation, double scale,
-                                   const std::string& system)
-{
-  analysis::CalibrationCase c;
-  c.round = "v9";
-  c.submitter = "Acme";
-  c.system = system;
-  c.system_key = "Acme/" + system;
-  c.family = generation + "-part";
-  c.benchmark = *model::benchmark_of_name(benchmark);
-  c.generation = generation;
-  c.reference = {.compute = 0.5, .memory = 0.8};
-  c.work = toy_work(scale);
-  c.comm_s = 0.05;
-  c.exposed_comm_s = 0.01;
-  c.prepare();
-  c.iteration_s = c.reference_busy_s + c.exposed_comm_s;
-  c.step_equivalents = 6000.0; // 100 minutes per second of step
-  c.fixed_s = 3.0;
-  return c;
-}
+using test::toy_case;
+using test::toy_work;
 
 /// The space's start with every overhead at 0, the centre of its prior: noiseless results generated
 /// from it are fitted exactly (the prior pulls an overhead towards 0, so results generated with a

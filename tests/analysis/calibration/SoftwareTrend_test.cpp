@@ -6,6 +6,7 @@
 #include "sim/model/PredictionInterval.hpp"
 #include "sim/model/SoftwareDate.hpp"
 #include "sim/model/SoftwareTrend.hpp"
+#include "tests/support/ToyCalibrationCase.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -39,39 +40,11 @@ model::Calibration dated_calibration()
   return c;
 }
 
-model::StepWork toy_work(double scale)
-{
-  model::StepWork w;
-  w.peak_flop_per_s = 1e15;
-  w.memory_bw_Bps = 3e12;
-  w.flop_bound_flop = 4e14 * scale;
-  w.memory_kernels = {{1e12 * scale, 1e10 * scale * scale, 10}, {1e9 * scale, 2e10 / scale, 20}};
-  w.optimizer_bytes = 5e10;
-  return w;
-}
-
+/// A dated result on 8 accelerators (tests/support/ToyCalibrationCase.hpp), its system named after generation and scale.
 analysis::CalibrationCase toy_case(const std::string& benchmark, const std::string& generation, double scale,
                                    const std::string& round, double software_year)
 {
-  analysis::CalibrationCase c;
-  c.round = round;
-  c.submitter = "Acme";
-  c.system = generation + std::to_string(scale);
-  c.system_key = "Acme/" + c.system;
-  c.family = generation + "-part";
-  c.benchmark = *model::benchmark_of_name(benchmark);
-  c.generation = generation;
-  c.accelerators = 8;
-  c.software_year = software_year;
-  c.reference = {.compute = 0.5, .memory = 0.8};
-  c.work = toy_work(scale);
-  c.comm_s = 0.05;
-  c.exposed_comm_s = 0.01;
-  c.prepare();
-  c.iteration_s = c.reference_busy_s + c.exposed_comm_s;
-  c.step_equivalents = 6000.0; // 100 minutes per second of step
-  c.fixed_s = 3.0;
-  return c;
+  return test::toy_case(benchmark, generation, scale, generation + std::to_string(scale), round, software_year, 8);
 }
 
 } // namespace
