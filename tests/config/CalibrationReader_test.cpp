@@ -5,8 +5,27 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 using namespace gpuscale;
+
+namespace {
+
+/// Every located message reading `text` as c.yaml gives (none when it reads).
+std::vector<std::string> messages_of(const std::string& text)
+{
+  std::vector<std::string> messages;
+  try {
+    config::read_calibration_text(text, "c.yaml");
+  } catch (const config::ConfigError& e) {
+    for (const auto& d : e.diagnostics())
+      messages.push_back(d.format());
+  }
+  return messages;
+}
+
+} // namespace
 using model::Benchmark;
 
 TEST_CASE("config::format_calibration and read_calibration_text round-trip a calibration", "[config]")
@@ -93,13 +112,7 @@ TEST_CASE("config::read_calibration_text reports bad values, located", "[config]
                            "    bert: {value: 42}\n"
                            "  compute:\n"
                            "    bert: {value: 7, colour: red}\n";
-  std::vector<std::string> messages;
-  try {
-    config::read_calibration_text(text, "c.yaml");
-  } catch (const config::ConfigError& e) {
-    for (const auto& d : e.diagnostics())
-      messages.push_back(d.format());
-  }
+  const auto messages = messages_of(text);
   REQUIRE(messages.size() == 3);
   CHECK_THAT(messages[0], Catch::StartsWith("c.yaml:5:19: error: /calibration/compute/bert/value: expected a number in"));
   CHECK(messages[1] == "c.yaml:5:22: error: /calibration/compute/bert/colour: unknown key 'colour' (known keys: identified, "
@@ -154,16 +167,6 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip the s
 
 TEST_CASE("config::read_calibration_text reports a bad software trend, located", "[config]")
 {
-  auto messages_of = [](const std::string& text) {
-    std::vector<std::string> messages;
-    try {
-      config::read_calibration_text(text, "c.yaml");
-    } catch (const config::ConfigError& e) {
-      for (const auto& d : e.diagnostics())
-        messages.push_back(d.format());
-    }
-    return messages;
-  };
   // A trend above 1 (software that gets slower) and a date that is not one.
   const auto bad = messages_of("calibration:\n"
                                "  software_trend:\n"
