@@ -1,5 +1,6 @@
 #include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/CalibrationReport.hpp"
+#include "sim/app/SoftwareDateOption.hpp"
 #include "sim/app/Commands.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
@@ -23,7 +24,7 @@ struct CalibrateOptions {
   std::string reference_path; ///< "": the embedded calibration
   int workers = 2;
   int max_accelerators = 0;
-  std::string software_date = "none"; ///< mlperf::SoftwareDateSource (opt-in: docs/CALIBRATION.md, "Software trend")
+  mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::None; ///< opt-in (docs/CALIBRATION.md)
   bool list_excluded = false;
 };
 
@@ -82,7 +83,7 @@ void run_calibrate(const CalibrateOptions& options)
       options.reference_path.empty() ? config::default_calibration() : config::read_calibration(options.reference_path);
   const mlperf::CaseSet set = mlperf::prepare_calibration_cases(options.mlperf_dir, reference,
                                                 {options.workers, options.max_accelerators, print_case_progress,
-                                                 *mlperf::parse_software_date_source(options.software_date)});
+                                                 options.software_date});
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   fmt::print("results    {} simulated ({:.0f} s of simulation, slowest {:.1f} s: {}), {} left out{}\n",
@@ -158,11 +159,7 @@ void add_calibrate_command(CLI::App& app)
       ->check(CLI::ExistingDirectory);
   command->add_option("-o,--output", options->output_path, "Calibration YAML to write")->required();
   command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
-  command->add_option("--software-date", options->software_date,
-                      "Each result's software date, for the software trend: first-run (the day its first run "
-                      "started), round (its round's date) or none (default: no trend fitted; the trend does "
-                      "not validate better yet, docs/CALIBRATION.md)")
-      ->check(CLI::IsMember({"first-run", "round", "none"}));
+  add_software_date_option(*command, options->software_date);
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--reference", options->reference_path,

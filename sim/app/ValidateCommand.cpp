@@ -1,5 +1,6 @@
 #include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/BaselineComparisonReport.hpp"
+#include "sim/app/SoftwareDateOption.hpp"
 #include "sim/app/CalibrationReport.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
@@ -31,7 +32,7 @@ struct ValidateOptions {
   std::string plot_path;
   int workers = 2;
   int max_accelerators = 0;
-  std::string software_date = "none"; ///< mlperf::SoftwareDateSource (opt-in: docs/CALIBRATION.md, "Software trend")
+  mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::None; ///< opt-in (docs/CALIBRATION.md)
   double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
   std::string write_intervals_path; ///< "": none; else a calibration file whose intervals: are replaced
   std::string residuals_path;       ///< "": none; else a CSV of every mode's left-out predictions
@@ -188,7 +189,7 @@ void run_validate(const ValidateOptions& options)
                                            : config::read_calibration(options.calibration_path);
   const mlperf::CaseSet set =
       mlperf::prepare_calibration_cases(options.mlperf_dir, reference, {options.workers, options.max_accelerators, print_case_progress,
-                                                 *mlperf::parse_software_date_source(options.software_date)});
+                                                 options.software_date});
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   const auto& cases = set.cases;
@@ -247,11 +248,7 @@ void add_validate_command(CLI::App& app)
       ->check(CLI::ExistingFile);
   command->add_option("--plot", options->plot_path, "Predicted-vs-actual PNG to write (gnuplot)");
   command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
-  command->add_option("--software-date", options->software_date,
-                      "Each result's software date, for the software trend: first-run (the day its first run "
-                      "started), round (its round's date) or none (default: no trend fitted; the trend does "
-                      "not validate better yet, docs/CALIBRATION.md)")
-      ->check(CLI::IsMember({"first-run", "round", "none"}));
+  add_software_date_option(*command, options->software_date);
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--max-median-ape", options->max_median_ape_pct,

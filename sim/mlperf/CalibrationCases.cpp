@@ -82,12 +82,9 @@ std::string to_string(SoftwareDateSource source)
   return "?";
 }
 
-std::optional<SoftwareDateSource> parse_software_date_source(const std::string& name)
+std::vector<SoftwareDateSource> all_software_date_sources()
 {
-  for (auto source : {SoftwareDateSource::FirstRun, SoftwareDateSource::Round, SoftwareDateSource::None})
-    if (to_string(source) == name)
-      return source;
-  return std::nullopt;
+  return {SoftwareDateSource::FirstRun, SoftwareDateSource::Round, SoftwareDateSource::None};
 }
 
 analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const results::RunRecord& r)

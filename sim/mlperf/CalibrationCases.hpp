@@ -31,13 +31,15 @@ enum class SoftwareDateSource {
 };
 /// "first-run", "round", "none".
 std::string to_string(SoftwareDateSource source);
-std::optional<SoftwareDateSource> parse_software_date_source(const std::string& name);
+/// Every source, in the order above.
+std::vector<SoftwareDateSource> all_software_date_sources();
 
 struct CaseOptions {
   int workers = 2;
   int max_accelerators = 0; ///< 0: no limit; else results on more accelerators are left out
   CaseProgress progress;    ///< empty: silent
-  SoftwareDateSource software_date = SoftwareDateSource::FirstRun;
+  /// Undated by default: the trend is opt-in (it does not validate better, docs/CALIBRATION.md).
+  SoftwareDateSource software_date = SoftwareDateSource::None;
 };
 
 struct CaseSet {
