@@ -40,15 +40,18 @@ struct PredictOptions {
 /// date).
 std::pair<std::optional<model::SoftwareDate>, std::string> choose_software_date(const PredictOptions& options)
 {
-  if (!options.round.empty() || !options.date.empty()) {
-    const std::string& text = options.round.empty() ? options.date : options.round;
-    const auto date = options.round.empty() ? model::parse_software_date(text) : model::mlperf_round_date(text);
-    if (!date || (!options.round.empty() && text.front() != 'v') || (options.round.empty() && text.front() == 'v'))
-      throw std::invalid_argument(
-          options.round.empty()
-              ? "--date: expected 'YYYY-MM' or 'YYYY-MM-DD', got '" + text + "'"
-              : "--round: expected an MLPerf Training round 'vM.0' or 'vM.1' (e.g. v5.0), got '" + text + "'");
-    return {date, options.round.empty() ? "--date " + text : "--round " + text};
+  if (!options.round.empty()) {
+    const auto date = model::mlperf_round_date(options.round);
+    if (!date)
+      throw std::invalid_argument("--round: expected an MLPerf Training round 'vM.0' or 'vM.1' (e.g. v5.0), got '" +
+                                  options.round + "'");
+    return {date, "--round " + options.round};
+  }
+  if (!options.date.empty()) {
+    const auto date = model::parse_software_date(options.date);
+    if (!date || model::mlperf_round_date(options.date)) // a round belongs to --round
+      throw std::invalid_argument("--date: expected 'YYYY-MM' or 'YYYY-MM-DD', got '" + options.date + "'");
+    return {date, "--date " + options.date};
   }
   const std::filesystem::path path = std::filesystem::absolute(options.system_path).lexically_normal();
   const auto folder = path.parent_path();
@@ -111,9 +114,6 @@ Prediction make_prediction(const PredictOptions& options)
   int gbs = 0;
   std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total());
   std::tie(p.software_date, p.software_date_source) = choose_software_date(options);
-  if (p.software_date)
-    if (auto problem = calibration.software_date_problem(*p.software_date))
-      throw std::invalid_argument(*problem);
   p.built = builder.build(p.system, *benchmark, gbs, calibration, true, p.software_date);
   const mlperf::MlperfScenario& built = p.built;
   const model::MlperfSystem& system = p.system;
