@@ -105,6 +105,13 @@ double objective(unsigned n, const double* x, double* gradient, void* data)
   return p.within ? within_sum(p, point) : global_sum(p, point);
 }
 
+/// `x` lies within 1e-4 of the range from one of `p`'s bounds.
+bool at_a_bound(const ParameterSpace::Parameter& p, double x)
+{
+  const double span = p.upper - p.lower;
+  return x - p.lower < 1e-4 * span || p.upper - x < 1e-4 * span;
+}
+
 /// Minimises over the coordinates `free` of x (the others held), BOBYQA restarted once from its
 /// optimum (a restart resets its trust region).
 void minimise(Problem& problem, std::vector<double>& x, const std::vector<std::size_t>& free, bool within)
@@ -176,8 +183,7 @@ void trend_uncertainties(const Problem& p, CalibrationFitResult& result, const s
     f.results = members[j];
     f.note.clear();
     f.identified = true;
-    const double span = params[j].upper - params[j].lower;
-    const bool at_bound = result.x[j] - params[j].lower < 1e-4 * span || params[j].upper - result.x[j] < 1e-4 * span;
+    const bool at_bound = at_a_bound(params[j], result.x[j]);
     const double se_x = jtj[j] > 0 ? std::sqrt(sigma2 / jtj[j]) : 0.0;
     f.standard_error = f.value * se_x;
     if (members[j] == 0) {
@@ -292,8 +298,7 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
     const bool log_scale = !run_overhead && params[j].group != ParameterSpace::Group::StepOverhead;
     f.standard_error = log_scale ? f.value * se_x : (run_overhead ? units::from_minutes(se_x) : se_x);
     f.results = dependent[j];
-    const double span = params[j].upper - params[j].lower;
-    const bool at_bound = result.x[j] - params[j].lower < 1e-4 * span || params[j].upper - result.x[j] < 1e-4 * span;
+    const bool at_bound = at_a_bound(params[j], result.x[j]);
     if (dependent[j] == 0) {
       f.identified = false;
       f.note = "no calibration result depends on it";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/frontier/TimeMetric.hpp"
+#include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
 
@@ -239,7 +240,7 @@ std::string format_time(double seconds)
   if (magnitude < 120)
     return fmt::format("{:.4g} s", seconds);
   if (magnitude < 7200)
-    return fmt::format("{:.4g} min", seconds / 60);
+    return fmt::format("{:.4g} min", units::to_minutes(seconds));
   return fmt::format("{:.4g} h", seconds / 3600);
 }
 

@@ -1,5 +1,7 @@
 #include "analysis/frontier/TimeMetric.hpp"
 
+#include "sim/units/Quantity.hpp"
+
 namespace gpuscale::analysis {
 
 // Time to train: iter_time_s stretched by the host input pipeline (effective_iter_time_s) times the
@@ -8,17 +10,17 @@ namespace gpuscale::analysis {
 // For the time per optimizer step instead: return run.iter_time_s; and rename the metric below.
 double time_s(const results::RunRecord& run)
 {
-  return run.time_to_train_min * 60.0;
+  return units::from_minutes(run.time_to_train_min);
 }
 
 double time_low_s(const results::RunRecord& run)
 {
-  return run.time_to_train_low_min == 0 ? time_s(run) : run.time_to_train_low_min * 60.0;
+  return run.time_to_train_low_min == 0 ? time_s(run) : units::from_minutes(run.time_to_train_low_min);
 }
 
 double time_high_s(const results::RunRecord& run)
 {
-  return run.time_to_train_high_min == 0 ? time_s(run) : run.time_to_train_high_min * 60.0;
+  return run.time_to_train_high_min == 0 ? time_s(run) : units::from_minutes(run.time_to_train_high_min);
 }
 
 std::string time_metric_name()

@@ -39,6 +39,11 @@ std::string benchmark_keys()
   return text;
 }
 
+std::string unknown_benchmark(const std::string& name)
+{
+  return "unknown benchmark '" + name + "' (known: " + benchmark_keys() + ")";
+}
+
 /// The key `name` of a group keyed by `Key`: any name for named groups, a benchmark's name for
 /// benchmark groups (else a located error at the key, and nullopt).
 std::optional<std::string> parse_key(const std::string& name, const YAML::Node&, const MappingReader&, const std::string*)
@@ -50,8 +55,7 @@ std::optional<model::Benchmark> parse_key(const std::string& name, const YAML::N
 {
   if (const auto benchmark = model::benchmark_of_name(name))
     return benchmark;
-  report(group.diagnostics(), group.file(), key_node, group.path_of(name),
-         "unknown benchmark '" + name + "' (known: " + benchmark_keys() + ")");
+  report(group.diagnostics(), group.file(), key_node, group.path_of(name), unknown_benchmark(name));
   return std::nullopt;
 }
 
@@ -104,7 +108,7 @@ void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& 
     const auto name = rule.identifier("benchmark", Presence::Required);
     const auto benchmark = name ? model::benchmark_of_name(*name) : std::nullopt;
     if (name && !benchmark)
-      rule.error("benchmark", "unknown benchmark '" + *name + "' (known: " + benchmark_keys() + ")");
+      rule.error("benchmark", unknown_benchmark(*name));
     r.benchmark = benchmark.value_or(model::Benchmark::Bert);
     r.max_accelerators = static_cast<int>(rule.integer("max_accelerators", 1, 10'000'000, Presence::Required).value_or(0));
     r.global_batch_size = static_cast<int>(rule.integer("global_batch_size", 1, 1'000'000'000, Presence::Required).value_or(0));

@@ -3,7 +3,7 @@
 /// library and kernel releases (docs/CALIBRATION.md, "Software trend"). The calibration models it as
 /// an achievable kernel efficiency that rises with the software date d and never exceeds 1:
 ///
-///   e(d) = min(1, e_ref x rho_g^(d_ref - d))        (d, d_ref in years)
+///   e(d) = min(1, e_ref x rho_b^(d_ref - d))        (d, d_ref in years)
 ///
 /// e_ref the calibrated compute or memory efficiency at the calibration's reference date d_ref (the
 /// latest software date of its results), rho_b in (0, 1] the fitted maturity fraction per year of
@@ -11,8 +11,9 @@
 /// no trend. Per benchmark, not per accelerator generation: the data show the gains in the software
 /// of a benchmark (Llama 2 LoRA and Stable Diffusion +9-13 % from v4.0 to v4.1 on the same Hopper
 /// systems, BERT and RetinaNet none); a per-generation trend forced BERT's and RetinaNet's
-/// repeats to move with Llama's and worsened every validation (docs/CALIBRATION.md). Communication (link fractions measured by nccl-tests), the step and run overheads and the
-/// host pipeline are not moved.
+/// repeats to move with Llama's and worsened every validation (docs/CALIBRATION.md). Communication
+/// (link fractions measured by nccl-tests), the step and run overheads and the host pipeline are not
+/// moved.
 ///
 /// A benchmark with fewer than kOwnTrendMinResults dated repeats (results whose benchmark,
 /// accelerator family and accelerator count were also run at a software date at least

@@ -164,7 +164,7 @@ std::string format_seconds(double seconds)
   else if (seconds < 120.0)
     std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
   else
-    std::snprintf(buffer, sizeof buffer, "%.2f min", seconds / 60.0);
+    std::snprintf(buffer, sizeof buffer, "%.2f min", to_minutes(seconds));
   return buffer;
 }
 
