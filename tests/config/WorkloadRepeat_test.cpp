@@ -122,3 +122,23 @@ TEST_CASE("config::read_workload reads a repeat group as its block written out, 
   CHECK(trace.layers[6].name == "blocks.3.down");
   check_same_trace(config::read_workload(flat), trace);
 }
+
+TEST_CASE("config::read_workload gives every committed trace exactly the layers of its flat form", "[config]")
+{
+  // The generator writes every layer out with --flat: the files as they were before repeat groups.
+  const fs::path flat_dir = temp_dir() / "flat";
+  const std::string source = GPUSCALE_SOURCE_DIR;
+  const std::string command = "/usr/bin/python3 " + source + "/workloads/generator/generate_workloads.py --flat --out " +
+                              flat_dir.string();
+  REQUIRE(std::system(command.c_str()) == 0);
+  int traces = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(source) / "workloads")) {
+    if (entry.path().extension() != ".yaml")
+      continue;
+    INFO(entry.path().filename().string());
+    check_same_trace(config::read_workload((flat_dir / entry.path().filename()).string()),
+                     config::read_workload(entry.path().string()));
+    ++traces;
+  }
+  CHECK(traces == 5);
+}

@@ -358,6 +358,32 @@ def kernel_flops(k):
     return k["elements"] * k["flop_per_element"]
 
 
+def expanded_text(text):
+    """`text` with every repeat group written out, read from the emitted lines alone (an implementation
+    independent of the generator's): a group is `    - repeat: N`, an optional `      first_index: K`,
+    `      layers:` and its block four columns deeper, names quoted; each copy replaces {i} by its index."""
+    lines, out, at = text.split("\n"), [], 0
+    while at < len(lines):
+        match = re.match(r"^    - repeat: ([1-9][0-9]*)$", lines[at])
+        if not match:
+            out.append(lines[at])
+            at += 1
+            continue
+        count, at = int(match.group(1)), at + 1
+        first = re.match(r"^      first_index: ([1-9][0-9]*)$", lines[at])
+        first_index, at = (int(first.group(1)), at + 1) if first else (0, at)
+        assert lines[at] == "      layers:", lines[at]
+        block, at = [], at + 1
+        while at < len(lines) and lines[at].startswith("        "):
+            block.append(lines[at][4:])
+            at += 1
+        for index in range(first_index, first_index + count):
+            for line in block:
+                name = re.match(r'^    - name: "(.*)"$', line)
+                out.append("    - name: " + name.group(1).replace("{i}", str(index)) if name else line)
+    return "\n".join(out)
+
+
 def _scalar(text):
     if text in ("true", "false"):
         return text == "true"
@@ -367,7 +393,7 @@ def _scalar(text):
 def parsed_layers(file_name):
     """[(layer fields, [kernel dicts])] read back from the emitted text of one workload."""
     layers = []
-    for line in gen.render_all()[file_name].split("\n"):
+    for line in expanded_text(gen.render_all()[file_name]).split("\n"):
         if line.startswith("    - name: "):
             layers.append(({"name": line.split(": ", 1)[1]}, []))
         elif line.startswith("        - {"):
@@ -582,6 +608,19 @@ HEADER_LINES = (
 )
 
 
+def expanded_entries(entries):
+    """The parsed `layers:` list with its repeat groups written out (names substituted, dicts copied)."""
+    out = []
+    for entry in entries:
+        if "repeat" not in entry:
+            out.append(entry)
+            continue
+        first_index = entry.get("first_index", 0)
+        for index in range(first_index, first_index + entry["repeat"]):
+            out += [dict(layer, name=layer["name"].replace("{i}", str(index))) for layer in entry["layers"]]
+    return out
+
+
 class EmittedFiles(unittest.TestCase):
     def test_committed_files_equal_a_fresh_generation(self):
         fresh = gen.render_all()
@@ -604,7 +643,7 @@ class EmittedFiles(unittest.TestCase):
 
     def test_every_line_follows_the_schema(self):
         for file_name, text in gen.render_all().items():
-            lines = text.split("\n")
+            lines = expanded_text(text).split("\n")
             self.assertEqual("", lines.pop(), "files end with one newline")
             comments = [l for l in lines if l.startswith("#")]
             self.assertIn("do not edit", comments[0])
@@ -652,7 +691,9 @@ class EmittedFiles(unittest.TestCase):
             self.assertEqual(["name", "benchmark", "description", "precision", "sample", "optimizer", "layers"],
                              list(doc["workload"]))
             self.assertEqual(workload.description, doc["workload"]["description"])
-            for parsed, layer in zip(doc["workload"]["layers"], workload.layers):
+            parsed_layers_ = expanded_entries(doc["workload"]["layers"])
+            self.assertEqual(len(workload.layers), len(parsed_layers_))
+            for parsed, layer in zip(parsed_layers_, workload.layers):
                 self.assertEqual(layer.name, parsed["name"])
                 self.assertEqual("%d FLOP" % layer.backward_flops, parsed["backward_flops_per_sample"])
                 self.assertIs(layer.recomputed, parsed["recomputed"])
@@ -663,6 +704,59 @@ class EmittedFiles(unittest.TestCase):
                 self.assertEqual([dict(k.items()) for k in layer.kernels] or None, parsed.get("kernels"))
                 if "kernels" in parsed:
                     self.assertEqual("kernels", list(parsed)[-1])
+
+
+class RepeatGroups(unittest.TestCase):
+    """Runs of identical blocks are written once, as repeat groups (workloads/SCHEMA.md, "Repeated blocks")."""
+
+    def test_the_committed_form_expands_to_exactly_the_flat_form(self):
+        flat = gen.render_all(repeat_groups=False)
+        for file_name, text in gen.render_all().items():
+            with self.subTest(file=file_name):
+                self.assertTrue(expanded_text(text) == flat[file_name], file_name)
+                self.assertNotIn("repeat:", flat[file_name])
+
+    def test_identical_blocks_are_grouped(self):
+        texts = gen.render_all()
+        for file_name, block_name, count in (("llama2-70b-lora.yaml", "layers.{i}.input-norm", 80),
+                                             ("bert-large.yaml", "encoder.{i}.attention.qkv", 24),
+                                             ("stable-diffusion.yaml", "text-encoder.blocks.{i}.ln1", 23)):
+            with self.subTest(file=file_name):
+                self.assertIn('    - repeat: %d\n      layers:\n        - name: "%s"\n' % (count, block_name),
+                              texts[file_name])
+        # ResNet-50: the bottlenecks of a stage after its first (which has the downsample)
+        self.assertIn('    - repeat: 5\n      first_index: 1\n      layers:\n        - name: "layer3.{i}.conv1"\n',
+                      texts["resnet50.yaml"])
+
+    def test_group_headers_follow_the_schema(self):
+        for file_name, text in gen.render_all().items():
+            lines = text.split("\n")
+            for at, line in enumerate(lines):
+                if line.startswith("    - repeat: "):
+                    self.assertRegex(line, r"^    - repeat: ([2-9]|[1-9][0-9]+)$", file_name)
+                    rest = lines[at + 1:at + 3]
+                    if rest[0].startswith("      first_index: "):
+                        self.assertRegex(rest[0], r"^      first_index: [1-9][0-9]*$", file_name)
+                        rest = lines[at + 2:at + 4]
+                    self.assertEqual("      layers:", rest[0], file_name)
+                    self.assertRegex(rest[1], r'^        - name: "[a-z0-9.{}-]*\{i\}[a-z0-9.{}-]*"$', file_name)
+
+    def test_grouping_stops_where_blocks_differ(self):
+        import repeat_groups as rg
+        body = ("      kind: norm",)
+        other = ("      kind: linear",)
+        entries = [("a.0.x", body), ("a.0.y", other), ("a.1.x", body), ("a.1.y", other),
+                   ("a.2.x", body), ("a.2.y", body), ("b", body)]
+        grouped = rg.group_repeats(entries)
+        self.assertEqual(rg.RepeatGroup(0, 2, (("a.{i}.x", body), ("a.{i}.y", other))), grouped[0])
+        self.assertEqual(entries[4:], grouped[1:])
+        self.assertEqual(entries, rg.expand(grouped))
+
+    def test_indices_must_go_up_by_one(self):
+        import repeat_groups as rg
+        body = ("      kind: norm",)
+        entries = [("conv1", body), ("conv3", body), ("conv4", body), ("conv5", body)]
+        self.assertEqual([entries[0], rg.RepeatGroup(3, 3, (("conv{i}", body),))], rg.group_repeats(entries))
 
 
 class Documentation(unittest.TestCase):
@@ -687,7 +781,7 @@ class Documentation(unittest.TestCase):
             schema = f.read()
         example = re.search(r"```yaml\n# \(an excerpt of bert-large\.yaml[^\n]*\n(.*?)```", schema, re.S)
         self.assertIsNotNone(example, "workloads/SCHEMA.md lacks its tensor-parallel example")
-        self.assertIn(example.group(1), gen.render_all()["bert-large.yaml"])
+        self.assertIn(example.group(1), gen.render_all(repeat_groups=False)["bert-large.yaml"])
 
     def test_schema_example_layer_is_an_excerpt_of_resnet50(self):
         with open(os.path.join(REPO, "workloads", "SCHEMA.md"), encoding="utf-8") as f:

@@ -4,6 +4,7 @@
     /usr/bin/python3 workloads/generator/generate_workloads.py --out workloads/           # write
     /usr/bin/python3 workloads/generator/generate_workloads.py --out workloads/ --check   # compare only
     /usr/bin/python3 workloads/generator/generate_workloads.py --summary                  # docs tables
+    /usr/bin/python3 workloads/generator/generate_workloads.py --out DIR --flat           # no repeat groups
 
 Every layer is derived from the models' hyper-parameters (one module per model); nothing is typed
 in as a total. Python 3 standard library only. Conventions: workloads/SCHEMA.md; sources and totals:
@@ -76,9 +77,10 @@ def file_name(workload):
     return workload.name + ".yaml"
 
 
-def render_all():
-    """{file name: YAML text} for every model."""
-    return {file_name(w): render(w, totals_comment(w)) for w in all_workloads()}
+def render_all(repeat_groups=True):
+    """{file name: YAML text} for every model; repeat_groups=False writes every layer out (the text the
+    committed files expand to)."""
+    return {file_name(w): render(w, totals_comment(w), repeat_groups) for w in all_workloads()}
 
 
 def summary_markdown():
@@ -118,6 +120,8 @@ def main(argv=None):
     parser.add_argument("--out", help="directory to write <workload>.yaml files into")
     parser.add_argument("--check", action="store_true",
                         help="with --out: compare the files with a fresh generation instead of writing them")
+    parser.add_argument("--flat", action="store_true",
+                        help="write every layer out instead of repeat groups (what the committed files expand to)")
     parser.add_argument("--summary", action="store_true",
                         help="print the totals table and the parallelism table of docs/WORKLOADS.md (markdown)")
     args = parser.parse_args(argv)
@@ -128,7 +132,7 @@ def main(argv=None):
 
     status = 0
     if args.out:
-        for name, text in sorted(render_all().items()):
+        for name, text in sorted(render_all(repeat_groups=not args.flat).items()):
             path = os.path.join(args.out, name)
             if args.check:
                 try:

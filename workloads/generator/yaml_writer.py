@@ -5,10 +5,12 @@ are quoted strings "<integer> FLOP" / "<integer> B"; counts are plain integers. 
 parallelism keys (tensor_parallel, tp_comm_bytes_per_sample, cp_comm_bytes_per_sample) follow
 `recomputed` and are omitted where they do not apply. `kernels:` comes last, on every layer that has
 kernels: one flow mapping per kernel on one line, keys in the schema's order (workloads/SCHEMA.md,
-"Kernels").
+"Kernels"). Runs of identical blocks become repeat groups (repeat_groups.py; SCHEMA.md, "Repeated blocks").
 """
 
 import re
+
+from repeat_groups import PLACEHOLDER, RepeatGroup, group_repeats
 
 #: Names as the schema defines them: lower-case kebab-case identifiers.
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
@@ -96,8 +98,39 @@ def _kernel_lines(layer):
     return lines
 
 
-def render(workload, totals_comment):
-    """The YAML text of one workload, with a header saying how it was generated."""
+def _layer_body(layer):
+    """The lines of one layer after its name, as an entry of `workload.layers` writes them."""
+    lines = [
+        "      kind: " + layer.kind,
+        "      trainable_params: " + _integer(layer.trainable_params),
+        "      frozen_params: " + _integer(layer.frozen_params),
+        '      forward_flops_per_sample: "%s FLOP"' % _integer(layer.forward_flops),
+        '      backward_flops_per_sample: "%s FLOP"' % _integer(layer.backward_flops),
+        '      activation_bytes_per_sample: "%s B"' % _integer(layer.activation_bytes),
+        "      recomputed: " + ("true" if layer.recomputed else "false"),
+    ]
+    return tuple(lines + _parallelism_lines(layer) + _kernel_lines(layer))
+
+
+def _entry_lines(name, body):
+    return ["    - name: " + _plain_name(name)] + list(body)
+
+
+def _group_lines(group):
+    """A repeat group: its header, then its block one level deeper, names quoted (they hold `{i}`)."""
+    lines = ["    - repeat: %d" % group.count]
+    if group.first_index:
+        lines.append("      first_index: %d" % group.first_index)
+    lines.append("      layers:")
+    for name, body in group.block:
+        _plain_name(name.replace(PLACEHOLDER, str(group.first_index)))
+        lines += ["        - name: " + _quoted(name)] + ["    " + line for line in body]
+    return lines
+
+
+def render(workload, totals_comment, repeat_groups=True):
+    """The YAML text of one workload, with a header saying how it was generated. repeat_groups: runs of
+    identical blocks as repeat groups (the committed form); False: every layer written out."""
     if workload.benchmark not in BENCHMARKS or workload.precision not in PRECISIONS \
             or workload.optimizer not in OPTIMIZERS:
         raise ValueError("bad benchmark/precision/optimizer in %s" % workload.name)
@@ -119,17 +152,11 @@ def render(workload, totals_comment):
         "  optimizer: " + workload.optimizer,
         "  layers:",
     ]
-    for layer in workload.layers:
-        out += [
-            "    - name: " + _plain_name(layer.name),
-            "      kind: " + layer.kind,
-            "      trainable_params: " + _integer(layer.trainable_params),
-            "      frozen_params: " + _integer(layer.frozen_params),
-            '      forward_flops_per_sample: "%s FLOP"' % _integer(layer.forward_flops),
-            '      backward_flops_per_sample: "%s FLOP"' % _integer(layer.backward_flops),
-            '      activation_bytes_per_sample: "%s B"' % _integer(layer.activation_bytes),
-            "      recomputed: " + ("true" if layer.recomputed else "false"),
-        ]
-        out += _parallelism_lines(layer)
-        out += _kernel_lines(layer)
+    entries = [(layer.name, _layer_body(layer)) for layer in workload.layers]
+    if repeat_groups:
+        for item in group_repeats(entries):
+            out += _group_lines(item) if isinstance(item, RepeatGroup) else _entry_lines(*item)
+    else:
+        for name, body in entries:
+            out += _entry_lines(name, body)
     return "\n".join(out) + "\n"
