@@ -63,6 +63,15 @@ void read_plain_layer(const YAML::Node& entry, const std::string& path, LayerLis
   list.layers.push_back(std::move(layer));
 }
 
+/// Layers plus their kernels: what the expanded trace holds in memory, roughly in equal parts.
+long long items_in(const std::vector<model::Layer>& layers)
+{
+  long long items = 0;
+  for (const auto& layer : layers)
+    items += 1 + static_cast<long long>(layer.kernels.size());
+  return items;
+}
+
 /// One layer of a repeat group's block, read once, with where it was written.
 struct BlockLayer {
   model::Layer layer;
@@ -122,10 +131,13 @@ void read_repeat_group(const YAML::Node& entry, const std::string& path, LayerLi
   const std::vector<BlockLayer> block = read_block(*block_node, group.path_of("layers"), list);
   if (!count)
     return;
-  const long long expanded = static_cast<long long>(list.layers.size()) + *count * static_cast<long long>(block.size());
-  if (expanded > kMaxExpandedLayers) {
-    group.error("repeat", "the trace would expand to " + std::to_string(expanded) + " layers, more than " +
-                              std::to_string(kMaxExpandedLayers));
+  long long block_items = 0;
+  for (const auto& layer : block)
+    block_items += 1 + static_cast<long long>(layer.layer.kernels.size());
+  const long long expanded = items_in(list.layers) + *count * block_items;
+  if (expanded > kMaxExpandedItems) {
+    group.error("repeat", "the trace would expand to " + std::to_string(expanded) + " layers and kernels, more than " +
+                              std::to_string(kMaxExpandedItems));
     return;
   }
   expand_block(block, *count, first_index, list);

@@ -23,9 +23,9 @@ namespace gpuscale::config {
 
 /// Most copies one repeat group may ask for: far beyond any model's block count (Llama 2 70B: 80).
 inline constexpr long long kMaxRepeat = 100'000;
-/// Most layers a trace may expand to (the largest shipped trace has about 1,000): keeps a few bytes of
-/// nested counts from asking for gigabytes.
-inline constexpr long long kMaxExpandedLayers = 1'000'000;
+/// Most layers plus kernels a trace may expand to (the largest shipped trace, Llama 2, has 885 layers
+/// and 1,604 kernels): keeps a few bytes of counts from asking for gigabytes.
+inline constexpr long long kMaxExpandedItems = 1'000'000;
 
 /// The layers of `list` (a non-empty sequence at `path`), repeat groups expanded; every problem, including
 /// a layer name that is not unique after expansion, becomes a diagnostic.
