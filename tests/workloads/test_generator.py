@@ -752,6 +752,13 @@ class RepeatGroups(unittest.TestCase):
         self.assertEqual(entries[4:], grouped[1:])
         self.assertEqual(entries, rg.expand(grouped))
 
+    def test_a_block_spans_sibling_components_with_one_index(self):
+        import repeat_groups as rg
+        res, attn = ("      kind: conv",), ("      kind: attention",)
+        entries = [("u.res0.c", res), ("u.attn0.p", attn), ("u.res1.c", res), ("u.attn1.p", attn), ("u.down", res)]
+        self.assertEqual([rg.RepeatGroup(0, 2, (("u.res{i}.c", res), ("u.attn{i}.p", attn))), entries[4]],
+                         rg.group_repeats(entries))
+
     def test_indices_must_go_up_by_one(self):
         import repeat_groups as rg
         body = ("      kind: norm",)

@@ -1,10 +1,11 @@
 """Runs of identical blocks in a trace, for the writer to emit once each as a repeat group
 (workloads/SCHEMA.md, "Repeated blocks").
 
-A block is a run of consecutive layers whose names share a prefix ending in a component that ends in
-an integer (`layers.12` in `layers.12.self-attn.core`, `res1` in `unet.down.3.res1.conv1`). Two
-consecutive blocks are copies when every layer's rendered text is the same once that integer reads
-`{i}` and the index goes up by one from copy to copy. Only exact equality counts, so expanding a group gives back the flat text line for line
+A block is a run of consecutive layers whose names agree up to a component that ends in the same
+integer (`layers.12` in `layers.12.self-attn.core`; `res0` and `attn0` in `unet.down.0.res0.conv1`,
+`unet.down.0.attn0.proj-in`: a ResBlock and the transformer that follows it). Two consecutive blocks
+are copies when every layer's rendered text is the same once that integer reads `{i}` and the index
+goes up by one from copy to copy. Only exact equality counts, so expanding a group gives back the flat text line for line
 (tests/workloads/test_generator.py checks it for every trace).
 """
 
@@ -43,12 +44,13 @@ def _template(parts, j):
 
 
 def _block_at(entries, start, j):
-    """The block that starts at `start`: the following layers whose names share its components up to j."""
-    head = entries[start][0].split(".")[:j + 1]
+    """The block that starts at `start`: the following layers whose names share its components before j
+    and whose component j ends in the same index."""
+    first = entries[start][0].split(".")
     block = []
     for name, body in entries[start:]:
         parts = name.split(".")
-        if parts[:j + 1] != head:
+        if parts[:j] != first[:j] or len(parts) <= j or _index(parts[j]) != _index(first[j]):
             break
         block.append((_template(parts, j), body))
     return tuple(block)
