@@ -63,7 +63,7 @@ void read_plain_layer(const YAML::Node& entry, const std::string& path, LayerLis
   list.layers.push_back(std::move(layer));
 }
 
-/// Layers plus their kernels: what the expanded trace holds in memory, roughly in equal parts.
+/// Layers plus their kernels: the records the expanded trace holds in memory.
 long long items_in(const std::vector<model::Layer>& layers)
 {
   long long items = 0;
