@@ -341,10 +341,14 @@ double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Prec
 {
   const double states = optimizer == model::Optimizer::SgdMomentum ? 4.0 : 8.0; // momentum | Adam/LAMB m and v
   const double element = model::element_bytes(precision);
+  // LAMB (You et al. 2020, Algorithm 2) scales each layer's update u by ||w|| / ||u||, known only once
+  // the whole update is computed: the first pass writes u (4 B), the norms read w and u (8 B), and a
+  // second pass reads them again (8 B) to apply the update (apex FusedLAMB's two multi-tensor stages).
+  const double trust_ratio = optimizer == model::Optimizer::Lamb ? 4.0 + 8.0 + 8.0 : 0.0;
   if (element >= 4.0) // fp32: read gradient, parameter, states; write parameter, states
-    return 4.0 + 4.0 + states + 4.0 + states;
+    return 4.0 + 4.0 + states + 4.0 + states + trust_ratio;
   // mixed precision: read low-precision gradient, fp32 master, states; write master, states, low-precision copy
-  return element + 4.0 + states + 4.0 + states + element;
+  return element + 4.0 + states + 4.0 + states + element + trust_ratio;
 }
 
 bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario)
