@@ -124,6 +124,7 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
   s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
   s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
   s.cuda_graph = scenario.boolean("cuda_graph", Presence::Optional).value_or(false);
+  s.tp_comm_overlap = scenario.boolean("tp_comm_overlap", Presence::Optional).value_or(false);
   s.zero3_prefetch_params =
       static_cast<double>(scenario.integer("zero3_prefetch_params", 1, 1'000'000'000'000LL, Presence::Optional)
                               .value_or(static_cast<long long>(s.zero3_prefetch_params)));

@@ -55,6 +55,8 @@ public:
 
 private:
   bool tp() const { return scenario_.tensor_parallel > 1; }
+  /// Overlapped TP communication: sequence parallelism's collectives only (resolution refuses the rest).
+  bool tp_overlap() const { return tp() && scenario_.tp_comm_overlap && scenario_.sequence_parallel; }
   CollectiveOp gradient_op() const { return gradient_collective(stage_); }
   bool cp() const { return scenario_.context_parallel > 1; }
   double micro() const { return batch_.micro_batch; }
@@ -80,8 +82,16 @@ private:
   //                                           reduce-scatter), overlapped with that layer's weight-gradient
   //                                           GEMM (LinearWithGradAccumulationAndAsyncCommunication)
   //
-  // Nothing else overlaps: TP collectives in forward wait for their inputs and are waited for at once
-  // (Megatron's --tp-comm-overlap / TransformerEngine userbuffers pipelining is opt-in and not modelled).
+  // Nothing else overlaps by default: TP collectives in forward wait for their inputs and are waited
+  // for at once. With tp_comm_overlap (Megatron's --tp-comm-overlap: TransformerEngine's userbuffers
+  // split the GEMM into tp chunks and exchange one chunk while computing another, sequence
+  // parallelism only), every TP collective runs beside the GEMM next to it (tp_overlapped_*):
+  //   forward   the reduce-scatter beside the row layer's GEMM that produces it; the all-gather,
+  //             deferred to the next column layer, beside the GEMM that consumes it
+  //   backward  the row layer's output-gradient all-gather beside its input-gradient GEMM; a frozen
+  //             column layer's input-gradient reduce-scatter beside its input-gradient GEMM
+  // An all-gather's first chunk is the rank's own (nothing to wait for); a reduce-scatter's last chunk
+  // is reduced after the GEMM's last chunk, so 1/tp of it stays exposed.
 
   /// Bytes a TP collective of `layer` moves for this micro-batch (whole tensor; CP splits the sequence).
   double tensor_parallel_bytes(const model::Layer& layer) const
@@ -97,12 +107,45 @@ private:
   {
     if (bytes <= 0)
       return;
+    if (tp_overlap()) { // the reduce-scatter ran beside the GEMM; the gather waits for its consumer
+      pending_gather_bytes_ += bytes;
+      return;
+    }
     if (scenario_.sequence_parallel) {
       program_.run_blocking(Stream::TensorParallel, CollectiveOp::ReduceScatter, bytes);
       program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllGather, bytes);
     } else {
       program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllReduce, bytes);
     }
+  }
+
+  /// A reduce-scatter of `bytes` pipelined with the kernels that produce it (tp_comm_overlap): all
+  /// chunks but the last reduced while the kernels run, the last after them.
+  void tp_overlapped_reduce_scatter(const LayerKernels& kernels, double bytes)
+  {
+    const double last_chunk = bytes / scenario_.tensor_parallel;
+    const std::size_t reduced = program_.submit(Stream::TensorParallel, CollectiveOp::ReduceScatter, bytes - last_chunk);
+    run_kernels(kernels);
+    program_.wait(Stream::TensorParallel, reduced);
+    program_.run_blocking(Stream::TensorParallel, CollectiveOp::ReduceScatter, last_chunk);
+  }
+
+  /// An all-gather of `bytes` pipelined with the kernels that consume it (tp_comm_overlap): they start
+  /// on the rank's own chunk while the others arrive.
+  void tp_overlapped_all_gather(const LayerKernels& kernels, double bytes)
+  {
+    const std::size_t gathered = program_.submit(Stream::TensorParallel, CollectiveOp::AllGather, bytes);
+    run_kernels(kernels);
+    program_.wait(Stream::TensorParallel, gathered);
+  }
+
+  /// The all-gather a row layer's forward left for the next column layer (tp_comm_overlap), blocking
+  /// where no column layer follows in this pass.
+  void flush_pending_gather()
+  {
+    if (pending_gather_bytes_ > 0)
+      program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllGather, pending_gather_bytes_);
+    pending_gather_bytes_ = 0;
   }
 
   /// Whether Megatron runs a column-parallel linear's weight-gradient GEMM while its input-gradient
@@ -132,6 +175,10 @@ private:
                                                        [](const KernelCost& k) { return k.weight_gradient; });
     const CollectiveOp reduction = scenario_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
     if (!weight_gradient) {
+      if (tp_overlap()) {
+        tp_overlapped_reduce_scatter(kernels, bytes);
+        return;
+      }
       run_kernels(kernels);
       program_.run_blocking(Stream::TensorParallel, reduction, bytes);
       return;
@@ -156,9 +203,17 @@ private:
   {
     if (cp() && layer.cp_comm_bytes_per_sample > 0) // ring attention needs every rank's K and V
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
-    run_kernels(forward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch));
-    if (layer.tensor_parallel == TensorParallelMode::Row)
-      row_forward_exchange(tensor_parallel_bytes(layer));
+    const LayerKernels kernels = forward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch);
+    const double tp_bytes = layer.tensor_parallel == TensorParallelMode::Row ? tensor_parallel_bytes(layer) : 0.0;
+    if (layer.tensor_parallel == TensorParallelMode::Column && pending_gather_bytes_ > 0) {
+      tp_overlapped_all_gather(kernels, pending_gather_bytes_);
+      pending_gather_bytes_ = 0;
+    } else if (tp_overlap() && tp_bytes > 0) {
+      tp_overlapped_reduce_scatter(kernels, tp_bytes);
+    } else {
+      run_kernels(kernels);
+    }
+    row_forward_exchange(tp_bytes);
   }
 
   void backward_layer(std::size_t index, bool reduce_gradients)
@@ -172,11 +227,14 @@ private:
     const double tp_bytes = has_backward ? tensor_parallel_bytes(layer) : 0.0;
     if (context_parallel) // Megatron-Core's ring attention gathers K and V again for backward
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
-    if (layer.tensor_parallel == TensorParallelMode::Row && scenario_.sequence_parallel && tp_bytes > 0)
+    const bool row_gather = layer.tensor_parallel == TensorParallelMode::Row && scenario_.sequence_parallel && tp_bytes > 0;
+    if (row_gather && tp_overlap())
+      tp_overlapped_all_gather(backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch), tp_bytes);
+    else if (row_gather)
       program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllGather, tp_bytes);
     if (layer.tensor_parallel == TensorParallelMode::Column && tp_bytes > 0)
       column_backward(layer, tp_bytes);
-    else
+    else if (!(row_gather && tp_overlap()))
       run_kernels(backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch));
     if (context_parallel) // K/V gradients back to their owners
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter, context_parallel_bytes(layer));
@@ -226,6 +284,7 @@ private:
   {
     for (std::size_t i = begin; i < end; ++i)
       forward_layer(workload_.layers[i]);
+    flush_pending_gather();
   }
 
   void backward_layers(std::size_t begin, std::size_t end, bool reduce_gradients)
@@ -326,6 +385,7 @@ private:
   std::vector<std::size_t> recompute_begin_; ///< recompute_runs(): per layer, where its recomputed block begins
   StepProgram program_;
   double bucket_bytes_ = 0;
+  double pending_gather_bytes_ = 0; ///< tp_comm_overlap: the all-gather the next column layer's forward runs
   std::vector<Group> groups_;
 };
 
@@ -341,10 +401,14 @@ double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Prec
 {
   const double states = optimizer == model::Optimizer::SgdMomentum ? 4.0 : 8.0; // momentum | Adam/LAMB m and v
   const double element = model::element_bytes(precision);
+  // LAMB (You et al. 2020, Algorithm 2) scales each layer's update u by ||w|| / ||u||, known only once
+  // the whole update is computed: the first pass writes u (4 B), the norms read w and u (8 B), and a
+  // second pass reads them again (8 B) to apply the update (apex FusedLAMB's two multi-tensor stages).
+  const double trust_ratio = optimizer == model::Optimizer::Lamb ? 4.0 + 8.0 + 8.0 : 0.0;
   if (element >= 4.0) // fp32: read gradient, parameter, states; write parameter, states
-    return 4.0 + 4.0 + states + 4.0 + states;
+    return 4.0 + 4.0 + states + 4.0 + states + trust_ratio;
   // mixed precision: read low-precision gradient, fp32 master, states; write master, states, low-precision copy
-  return element + 4.0 + states + 4.0 + states + element;
+  return element + 4.0 + states + 4.0 + states + element + trust_ratio;
 }
 
 bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario)

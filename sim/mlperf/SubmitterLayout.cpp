@@ -16,6 +16,9 @@ bool fits(const model::Scenario& s, const model::WorkloadTrace& workload, const 
 void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu, int per_node)
 {
   s.sequence_parallel = true;
+  // NeMo's MLPerf Llama 2 LoRA configurations run TransformerEngine's userbuffers overlap of the TP
+  // collectives with the GEMMs (tp_comm_overlap), with FP8 where the accelerator has it.
+  s.tp_comm_overlap = true;
   s.activation_checkpointing = true;
   s.micro_batch_size = 1;
   if (gpu.peak_flop_per_s.contains(model::Precision::Fp8))

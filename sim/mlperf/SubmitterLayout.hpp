@@ -3,7 +3,8 @@
 /// has to predict (docs/CALIBRATION.md, "Layout rule"):
 ///
 ///   llama2_70b_lora  Megatron tensor parallelism tp = 4 (all GPUs of the node when it has fewer)
-///                    with sequence parallelism, activation checkpointing, FP8 GEMMs where the
+///                    with sequence parallelism and its collectives overlapped with the GEMMs
+///                    (tp_comm_overlap), activation checkpointing, FP8 GEMMs where the
 ///                    accelerator has an FP8 peak (Transformer Engine), micro-batch 1; context
 ///                    parallelism cp = 2, 4, 8 only when the data-parallel degree would exceed the
 ///                    global batch (NVIDIA's NeMo submissions at 8-1024 GPUs); tp = 8 if tp = 4

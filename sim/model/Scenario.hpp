@@ -96,6 +96,12 @@ struct Scenario {
   /// (shared/references/COMPUTE.md; NVIDIA's 'Getting started with CUDA Graphs'). Default false:
   /// eager PyTorch, DeepSpeed. Read by the kernel time model (engine/ComputeCostModel).
   bool cuda_graph = false;
+  /// Tensor-parallel communication overlapped with the GEMMs next to it, as Megatron-LM's
+  /// --tp-comm-overlap (TransformerEngine userbuffers) runs it under sequence parallelism: each
+  /// all-gather is pipelined with the GEMM that consumes it and each reduce-scatter with the GEMM
+  /// that produces it, chunk by chunk (engine/ScheduleBuilder). Requires sequence_parallel. Default
+  /// false: every forward TP collective blocks (Megatron's default).
+  bool tp_comm_overlap = false;
   Efficiency efficiency;
   /// The scenario states its efficiencies (`efficiency:`); otherwise resolution applies the
   /// calibration's for the hardware the run uses.

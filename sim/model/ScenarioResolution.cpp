@@ -151,6 +151,17 @@ void check_cuda_graph(const Scenario& s, ConflictList& conflicts)
                   {"cuda_graph", "zero_stage"});
 }
 
+/// Overlapped TP communication pipelines reduce-scatters and all-gathers with GEMMs: it exists only
+/// under sequence parallelism (Megatron-LM refuses --tp-comm-overlap without --sequence-parallel).
+void check_tp_comm_overlap(const Scenario& s, ConflictList& conflicts)
+{
+  if (s.tp_comm_overlap && !s.sequence_parallel)
+    conflicts.add(Kind::Layout, "tp_comm_overlap",
+                  "tp_comm_overlap pipelines the reduce-scatters and all-gathers of sequence parallelism with "
+                  "the GEMMs next to them; set sequence_parallel: true or tp_comm_overlap: false",
+                  {"tp_comm_overlap", "sequence_parallel"});
+}
+
 void check_precision(const Scenario& s, const Platform& platform, const WorkloadTrace& workload,
                      ConflictList& conflicts)
 {
@@ -320,6 +331,7 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
     check_layout(s, platform, conflicts);
     check_parallel_split(s, workload, conflicts);
     check_cuda_graph(s, conflicts);
+    check_tp_comm_overlap(s, conflicts);
     check_precision(s, platform, workload, conflicts);
     if (s.batch_allocation.empty())
       check_uniform_batch(s, conflicts);

@@ -123,6 +123,7 @@ const std::vector<Column>& columns()
       text_column("gpuscale_version", &RunRecord::gpuscale_version, 64),
       text_column("convergence_sha256", &RunRecord::convergence_sha256, 72),
       int_column("cuda_graph", &RunRecord::cuda_graph),
+      int_column("tp_comm_overlap", &RunRecord::tp_comm_overlap),
   };
   return table;
 }

@@ -102,6 +102,7 @@ struct RunRecord {
 
   // Schema 5.
   std::int64_t cuda_graph = 0;         ///< 1: the step is captured and replayed as a CUDA graph
+  std::int64_t tp_comm_overlap = 0;    ///< 1: TP collectives pipelined with their GEMMs (Scenario::tp_comm_overlap)
 
   bool operator==(const RunRecord&) const = default;
 };

@@ -80,6 +80,7 @@ void record_scenario_knobs(const model::ResolvedScenario& resolved, results::Run
   r.cp = s.context_parallel;
   r.sequence_parallel = s.sequence_parallel ? 1 : 0;
   r.cuda_graph = s.cuda_graph ? 1 : 0;
+  r.tp_comm_overlap = s.tp_comm_overlap ? 1 : 0;
   r.bucket_bytes = s.bucket_bytes;
   r.zero3_prefetch_params = s.zero3_prefetch_params;
   r.input_pipeline = resolved.host_input ? resolved.host_input->pipeline : "";

@@ -68,6 +68,7 @@ struct TpCase {
   bool sequence_parallel = false;
   bool checkpointing = false;
   int zero_stage = 0;
+  bool overlap = false; ///< tp_comm_overlap (sequence parallelism only)
 };
 
 model::ResolvedScenario scenario_of(const TpCase& c)
@@ -80,6 +81,7 @@ model::ResolvedScenario scenario_of(const TpCase& c)
   s.scenario.sequence_parallel = c.sequence_parallel;
   s.scenario.activation_checkpointing = c.checkpointing;
   s.scenario.zero_stage = c.zero_stage;
+  s.scenario.tp_comm_overlap = c.overlap;
   return s;
 }
 
@@ -243,4 +245,75 @@ TEST_CASE("engine: activation checkpointing never lowers TP bytes or step time (
     CHECK(tp_bytes_sent(on) > tp_bytes_sent(off));
     CHECK(on.iteration_time_s >= off.iteration_time_s * (1 - 1e-12));
   }
+}
+
+TEST_CASE("engine tp_comm_overlap moves the same TP bytes and leaves only what the GEMMs cannot hide exposed",
+          "[engine][tp]")
+{
+  // Frozen linears under sequence parallelism, one TP group, analytical executor. Blocking, each
+  // sub-block exposes 4 collectives of the tensor B per micro-batch (forward reduce-scatter and
+  // all-gather; backward all-gather of g's gradient, reduce-scatter of f's), t_h each. Overlapped
+  // behind GEMMs long enough to hide them, what stays exposed per micro-batch is each
+  // reduce-scatter's last chunk (a reduce-scatter of B/tp, t_last; two per sub-block) and the
+  // all-gather the last row layer leaves with no column layer after it (t_h, once per forward).
+  TpCase c;
+  c.gpus = c.tp = 4;
+  c.trained = false;
+  c.sequence_parallel = true;
+  c.gemm_flop = 1e11; // t_g far above t_h
+  const auto a = model::StepExecutorKind::Analytical;
+  const auto exposed_per_sub_block = [&](TpCase x) {
+    return engine::simulate_iteration(scenario_of(x), a).exposed_comm_s / (x.blocks * x.accumulation);
+  };
+  const double t_h = exposed_per_sub_block(c) / 4;
+  TpCase chunk = c;
+  chunk.tensor_bytes = c.tensor_bytes / c.tp;
+  const double t_last = exposed_per_sub_block(chunk) / 4;
+  TpCase overlapped = c;
+  overlapped.overlap = true;
+  const auto on = engine::simulate_iteration(scenario_of(overlapped), a);
+  const auto off = engine::simulate_iteration(scenario_of(c), a);
+  CHECK(tp_bytes_sent(on) == Approx(tp_bytes_sent(off)).epsilon(1e-12));
+  CHECK(on.exposed_comm_s / c.accumulation == Approx(c.blocks * 2 * t_last + t_h).epsilon(1e-9));
+  CHECK(on.iteration_time_s < off.iteration_time_s);
+
+  // Without a GEMM to hide behind (tiny linears), overlapping cannot help: the collectives are
+  // exposed as before, the reduce-scatters in two parts.
+  TpCase bare = overlapped;
+  bare.gemm_flop = 1;
+  TpCase bare_off = bare;
+  bare_off.overlap = false;
+  const double on_bare = engine::simulate_iteration(scenario_of(bare), a).exposed_comm_s;
+  const double off_bare = engine::simulate_iteration(scenario_of(bare_off), a).exposed_comm_s;
+  CHECK(on_bare >= off_bare * (1 - 1e-9));
+}
+
+TEST_CASE("engine tp_comm_overlap: the all-gather moves to the column layer that consumes it", "[engine][tp]")
+{
+  TpCase c;
+  c.sequence_parallel = true;
+  c.overlap = true;
+  c.accumulation = 1;
+  const auto s = scenario_of(c);
+  const auto program = engine::build_step_program(s.workload, s.scenario, testing::synthetic_gpu(), model::Precision::Bf16);
+  // Forward of block b: [column b: all-gather left by row b-1] row b: reduce-scatter in two parts;
+  // the last block's gather runs blocking at the end of the forward pass.
+  std::vector<CollectiveOp> ops = tp_collectives(program);
+  using Op = CollectiveOp;
+  const std::vector<Op> forward{Op::ReduceScatter, Op::ReduceScatter, Op::AllGather, Op::ReduceScatter,
+                                Op::ReduceScatter, Op::AllGather};
+  REQUIRE(ops.size() >= forward.size());
+  CHECK(std::vector<Op>(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(forward.size())) == forward);
+  // The first all-gather is in flight while block 1's column GEMM runs: a compute instruction sits
+  // between its submit and its wait.
+  const auto& ins = program.instructions;
+  std::size_t submit = ins.size();
+  for (std::size_t i = 0; i < ins.size(); ++i)
+    if (ins[i].kind == engine::Instruction::Kind::Submit && ins[i].stream == engine::Stream::TensorParallel &&
+        ins[i].op == Op::AllGather) {
+      submit = i;
+      break;
+    }
+  REQUIRE(submit + 2 < ins.size());
+  CHECK(ins[submit + 1].kind == engine::Instruction::Kind::Compute);
 }

@@ -103,3 +103,17 @@ TEST_CASE("engine tensor parallelism: compute splits over TP ranks and activatio
   // data parallelism over dp = 2 replicas, parameters sharded by 4: 2(2-1)/2 x 8M/4 params x 2 B
   CHECK(result.dp_bytes_sent_per_gpu == Approx(2.0 * 1 / 2 * 8e6 / 4 * 2).epsilon(1e-6));
 }
+
+TEST_CASE("engine optimizer traffic per parameter: Adam's one pass, LAMB's trust ratio a second", "[engine][optimizer]")
+{
+  using model::Optimizer;
+  using model::Precision;
+  // mixed precision Adam: read fp16 gradient, fp32 master, m, v; write master, m, v, fp16 copy
+  CHECK(engine::optimizer_traffic_bytes_per_param(Optimizer::Adam, Precision::Fp16) == 2 + 4 + 8 + 4 + 8 + 2);
+  CHECK(engine::optimizer_traffic_bytes_per_param(Optimizer::Adam, Precision::Fp32) == 4 + 4 + 8 + 4 + 8);
+  CHECK(engine::optimizer_traffic_bytes_per_param(Optimizer::SgdMomentum, Precision::Fp32) == 4 + 4 + 4 + 4 + 4);
+  // LAMB writes the update, reads it and the weights for the norms, and again to apply it
+  for (Precision precision : {Precision::Fp16, Precision::Bf16, Precision::Fp32})
+    CHECK(engine::optimizer_traffic_bytes_per_param(Optimizer::Lamb, precision) ==
+          engine::optimizer_traffic_bytes_per_param(Optimizer::Adam, precision) + 4 + 8 + 8);
+}

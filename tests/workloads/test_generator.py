@@ -323,14 +323,15 @@ class TensorAndContextParallel(unittest.TestCase):
         # Korthikanti et al. 2022, eq. (2), tensor parallel without sequence parallelism:
         # s h (10 + 24/t + 5 a s / (h t)) bytes per layer. The column layers hold the /t part; the
         # replicated 10sh are the norm and residual inputs (8sh) plus the output dropout masks of the two
-        # row layers (sh each).
+        # row layers (sh each). The row layers end in the fused bias + dropout + residual add, so each
+        # holds its mask and the sum it hands to the next layer norm (sh + 2sh).
         s, h, a = BERT_TOKENS, 1024, 16
         layers = [l for l in layers_of("bert-large") if l.name.startswith("encoder.3.")]
         split = sum(l.activation_bytes for l in layers if l.tensor_parallel == "column")
         whole = sum(l.activation_bytes for l in layers if l.tensor_parallel != "column")
         self.assertEqual(s * h * 24 + 5 * a * s * s, split)
         self.assertEqual(s * h * 10, whole)
-        self.assertEqual(2 * s * h, sum(l.activation_bytes for l in layers if l.tensor_parallel == "row"))
+        self.assertEqual(2 * 3 * s * h, sum(l.activation_bytes for l in layers if l.tensor_parallel == "row"))
 
 
 # ---- kernels -----------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ ELEMENTWISE_FLOP_PER_ELEMENT = {
     "softmax": 5,            # row max, subtract, exp, row sum, divide
     "log_softmax": 5,        # row max, subtract, exp, row sum, subtract log-sum (one log per row)
     "dropout": 2,            # compare a random number with p, scale the kept element
+    "bias_dropout_add": 4,   # bias add 1, dropout 2, residual add 1 (one fused kernel)
     "layernorm": 7,          # mean 1, centre 1, square-accumulate 2, normalise 1, affine 2
     "groupnorm": 7,          # same arithmetic as layernorm over channel groups
     "batchnorm": 7,          # same arithmetic with batch statistics (training mode)
@@ -99,6 +100,7 @@ ELEMENTWISE_TRAFFIC = {
     "softmax": (2, 0),            # reads scores, writes probabilities (the row fits on chip: one pass)
     "log_softmax": (2, 0),        # reads logits, writes log-probabilities (targets are indices)
     "dropout": (2, MASK_BYTES),   # reads x, writes y and a 1-byte mask
+    "bias_dropout_add": (3, MASK_BYTES),  # reads x and the residual, writes the sum and a 1-byte mask
     "layernorm": (2, 0),          # one row per thread block: reads x once, writes y
     "rmsnorm": (2, 0),
     "groupnorm": (3, 0),          # groups of (c/32)*h*w elements: a statistics pass and a normalise pass
