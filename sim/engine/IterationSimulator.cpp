@@ -24,7 +24,7 @@ std::string gradient_algorithm_used(const StepSetup& setup)
   const CollectiveOp gradient_op = gradient_collective(scenario.zero());
   const CommunicatorLayout& dp = setup.dp_layouts.front();
   if (dp.size() < 2) // nothing to plan: the algorithm auto resolves to
-    return model::to_string(choose_algorithm(scenario.collective, dp.size(), dp.hierarchical));
+    return model::to_string(choose_algorithm(scenario.collective, dp.hierarchical));
   return plan_collective(gradient_op, scenario.collective, dp.shape(), scenario.bucket_bytes).algorithm;
 }
 

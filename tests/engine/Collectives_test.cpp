@@ -234,11 +234,11 @@ TEST_CASE("engine flat ring across nodes runs one channel per rail: bounded by t
 TEST_CASE("engine::choose_algorithm picks as NCCL roughly would", "[engine][collectives]")
 {
   using model::CollectiveAlgorithm;
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 8, false) == CollectiveAlgorithm::Ring);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 64, true) == CollectiveAlgorithm::Hierarchical);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 1024, true) == CollectiveAlgorithm::HierarchicalFlow);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, 1024, false) == CollectiveAlgorithm::RingFlow);
-  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Ring, 1024, true) == CollectiveAlgorithm::Ring);
+  // The flow-level forms at every size; the per-step forms only when named.
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, false) == CollectiveAlgorithm::RingFlow);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Auto, true) == CollectiveAlgorithm::HierarchicalFlow);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Ring, true) == CollectiveAlgorithm::Ring);
+  CHECK(engine::choose_algorithm(CollectiveAlgorithm::Hierarchical, true) == CollectiveAlgorithm::Hierarchical);
 }
 
 TEST_CASE("engine::plan_collective under auto takes the faster estimate: halving-doubling and LL for small all-reduces",
@@ -256,7 +256,7 @@ TEST_CASE("engine::plan_collective under auto takes the faster estimate: halving
   CHECK(small.algorithm == "halving_doubling");
   CHECK(small.execution.protocol == engine::Protocol::LowLatency);
   const auto large = engine::plan_collective(CollectiveOp::AllReduce, model::CollectiveAlgorithm::Auto, shape, 1e9);
-  CHECK(large.algorithm == "hierarchical");
+  CHECK(large.algorithm == "hierarchical_flow+tree");
   CHECK(large.execution.protocol == engine::Protocol::Simple);
   CHECK(large.execution.pipelined);
   double previous_s = 0;
@@ -308,7 +308,6 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
   for (const Hierarchy h : {Hierarchy{4, 8}, Hierarchy{16, 8}, Hierarchy{33, 2}, Hierarchy{5, 4}}) {
     const double g = h.per_node;
     const double n = h.nodes;
-    const bool flow = h.nodes * h.per_node > engine::kAutoFlowLevelAbove; // what auto runs
     const auto ranks = testing::first_ranks(h.nodes * h.per_node);
     auto platform = testing::synthetic_platform(h.nodes, h.per_node, kLinkBps, kHopLatency_s, 25e9,
                                                 model::FabricTopology::RailOptimized);
@@ -316,10 +315,9 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
     const double intra_latency_s = 2 * (g - 1) * h.alpha_i;
     const double intra_s = 2 * (g - 1) / g * s / h.bandwidth_i;
     const double ring_s = 2 * (n - 1) / n * s / (g * h.bandwidth_e);
-    // Flow level: the tree's 2 ceil(log2 n) latencies instead of the ring's 2(n-1).
+    // Without SHARP: the tree's 2 ceil(log2 n) latencies instead of the ring's 2(n-1).
     const int log2_n = static_cast<int>(std::ceil(std::log2(n)));
     const double tree = pipelined_s(intra_latency_s, intra_s, 2 * log2_n * h.alpha_e, ring_s, s, h.per_node);
-    const double ring = hierarchical_closed_form(h, engine::CollectiveOp::AllReduce, s);
     platform.fabric.in_network_reduction = true;
     const auto sharp_topology = engine::build_topology(platform, h.nodes * h.per_node);
     // SHARP: S/g up and down once, the route latency twice.
@@ -327,7 +325,7 @@ TEST_CASE("engine auto hierarchical all-reduce: SHARP across nodes moves S/g onc
     INFO(h.nodes << " nodes x " << h.per_node << " GPUs");
     const engine::CollectiveOp all_reduce = engine::CollectiveOp::AllReduce;
     CHECK(testing::time_uncontended(plain, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
-          Approx(flow ? tree : ring).epsilon(1e-6));
+          Approx(tree).epsilon(1e-6));
     CHECK(testing::time_uncontended(sharp_topology, {{ranks, s, model::CollectiveAlgorithm::Auto, all_reduce}}) ==
           Approx(sharp).epsilon(1e-6));
     // The named algorithms keep their rings on either fabric.
@@ -348,21 +346,23 @@ TEST_CASE("engine::choose_switch_reduction takes NVLS, SHARP or the tree only un
     return engine::choose_switch_reduction(requested, chosen, op, 64, in_switch, in_network);
   };
   const auto all_reduce = CollectiveOp::AllReduce;
-  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, all_reduce, true, false) == SwitchReduction::InSwitch);
-  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, all_reduce, false, false) == SwitchReduction::None);
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::RingFlow, all_reduce, true, false) ==
+        SwitchReduction::InSwitch);
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::RingFlow, all_reduce, false, false) ==
+        SwitchReduction::None);
   CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HierarchicalFlow, all_reduce, false, true) ==
         SwitchReduction::InNetwork);
   CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HierarchicalFlow, all_reduce, false, false) ==
         SwitchReduction::TreeLatency);
-  // The per-step form pays a latency per step: no tree there.
-  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Hierarchical, all_reduce, false, false) ==
+  // auto never resolves to the per-step forms; they take no shortcut.
+  CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Hierarchical, all_reduce, true, true) ==
         SwitchReduction::None);
   CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HalvingDoubling, all_reduce, true, true) ==
         SwitchReduction::None);
   CHECK(shortcut(CollectiveAlgorithm::Auto, CollectiveAlgorithm::HierarchicalFlow, CollectiveOp::AllGather, true, true) ==
         SwitchReduction::None);
   CHECK(shortcut(CollectiveAlgorithm::Ring, CollectiveAlgorithm::Ring, all_reduce, true, true) == SwitchReduction::None);
-  CHECK(engine::choose_switch_reduction(CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring, all_reduce, 1, true, true) ==
+  CHECK(engine::choose_switch_reduction(CollectiveAlgorithm::Auto, CollectiveAlgorithm::RingFlow, all_reduce, 1, true, true) ==
         SwitchReduction::None);
   CHECK(engine::describe_algorithm(CollectiveAlgorithm::HierarchicalFlow, SwitchReduction::InNetwork) ==
         "hierarchical_flow+sharp");

@@ -14,15 +14,18 @@ using namespace gpuscale;
 TEST_CASE("engine::StepSetup gives the platform halving-doubling routes only where a plan of the step runs it",
           "[engine][setup]")
 {
-  // 16 GPUs (a power of two) on 4 nodes, DDP under auto: tiny gradients all-reduce by
-  // halving-doubling (its log2 p latencies win), 120 MB of them by pipelined rings.
+  // 32 GPUs (a power of two) on 4 nodes, DDP under auto with NCCL-like fixed costs: 2.4 KB of
+  // gradients all-reduce by halving-doubling (its log2 p latencies win over the pipelined
+  // hierarchy's per-step costs), 120 MB by pipelined rings.
   int planned_both_ways = 0;
-  for (double params_per_layer : {1e3, 5e6}) {
+  for (double params_per_layer : {1e2, 5e6}) {
     INFO("parameters per layer: " << params_per_layer);
-    auto s = testing::synthetic_scenario(testing::synthetic_platform(4, 4, 200e9, 1e-6),
+    auto s = testing::synthetic_scenario(testing::synthetic_platform(4, 8, 200e9, 1e-6),
                                          testing::synthetic_workload(std::vector<double>(12, params_per_layer), 2e9),
-                                         16, 4);
+                                         32, 4);
     s.scenario.collective = model::CollectiveAlgorithm::Auto;
+    s.scenario.links.collective_fixed_s = 5e-6;
+    s.scenario.links.simple_step_s = 2e-6;
     const engine::StepSetup setup(s);
     const engine::CommunicatorLayout& layout = setup.dp_layouts.front();
 

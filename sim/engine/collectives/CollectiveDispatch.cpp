@@ -27,14 +27,11 @@ std::string to_string(CollectiveOp op)
   return "?";
 }
 
-CollectiveAlgorithm choose_algorithm(CollectiveAlgorithm requested, int size, bool hierarchical)
+CollectiveAlgorithm choose_algorithm(CollectiveAlgorithm requested, bool hierarchical)
 {
   if (requested != CollectiveAlgorithm::Auto)
     return requested;
-  const bool flow = size > kAutoFlowLevelAbove;
-  if (hierarchical)
-    return flow ? CollectiveAlgorithm::HierarchicalFlow : CollectiveAlgorithm::Hierarchical;
-  return flow ? CollectiveAlgorithm::RingFlow : CollectiveAlgorithm::Ring;
+  return hierarchical ? CollectiveAlgorithm::HierarchicalFlow : CollectiveAlgorithm::RingFlow;
 }
 
 SwitchReduction choose_switch_reduction(CollectiveAlgorithm requested, CollectiveAlgorithm chosen, CollectiveOp op,
@@ -43,11 +40,8 @@ SwitchReduction choose_switch_reduction(CollectiveAlgorithm requested, Collectiv
   if (requested != CollectiveAlgorithm::Auto || op != CollectiveOp::AllReduce || size < 2)
     return SwitchReduction::None;
   switch (chosen) {
-    case CollectiveAlgorithm::Ring:
     case CollectiveAlgorithm::RingFlow:
       return in_switch_reduction ? SwitchReduction::InSwitch : SwitchReduction::None;
-    case CollectiveAlgorithm::Hierarchical:
-      return in_network_reduction ? SwitchReduction::InNetwork : SwitchReduction::None;
     case CollectiveAlgorithm::HierarchicalFlow:
       return in_network_reduction ? SwitchReduction::InNetwork : SwitchReduction::TreeLatency;
     default:
@@ -267,7 +261,7 @@ CollectivePlan plan_collective(CollectiveOp op, CollectiveAlgorithm requested, c
 {
   if (shape.size < 2 || bytes <= 0)
     return {};
-  const CollectiveAlgorithm algorithm = choose_algorithm(requested, shape.size, shape.hierarchical);
+  const CollectiveAlgorithm algorithm = choose_algorithm(requested, shape.hierarchical);
   if (algorithm == CollectiveAlgorithm::HalvingDoubling) {
     if (op == CollectiveOp::AllReduce)
       return halving_doubling_plan(shape, bytes);

@@ -12,17 +12,17 @@ namespace gpuscale::engine {
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather };
 std::string to_string(CollectiveOp op);
 
-/// Communicators larger than this run their rings at flow level under `auto`: the per-step form
-/// costs O(p²) simulated communications (seconds at 1024 GPUs, see docs/BENCHMARKS.md).
-inline constexpr int kAutoFlowLevelAbove = 64;
-/// Resolves `auto` for a communicator of `size` ranks: hierarchical across nodes, ring inside one,
-/// flow-level above kAutoFlowLevelAbove ranks. plan_collective then takes halving-doubling instead
-/// for an all-reduce where its estimate is lower (small messages).
-model::CollectiveAlgorithm choose_algorithm(model::CollectiveAlgorithm requested, int size, bool hierarchical);
+/// Resolves `auto`: the flow-level forms at every size, hierarchical across nodes, ring inside one.
+/// Each channel runs as its own flows, as NCCL's channels are independent rings; the per-step forms
+/// (`ring`, `hierarchical`) cost O(p²) simulated communications and stay as the explicit validation
+/// forms. Over the 229 MLPerf calibration results the two differ by at most 0.73 % of the step
+/// (docs/BENCHMARKS.md). plan_collective then takes halving-doubling instead for an all-reduce where
+/// its estimate is lower (small messages). Any other `requested` is returned as it is.
+model::CollectiveAlgorithm choose_algorithm(model::CollectiveAlgorithm requested, bool hierarchical);
 
 /// What `auto` adds to an all-reduce where the hardware allows it, as NCCL does: NVLS in a switch
 /// that reduces (flat rings in one node), SHARP for the cross-node phase of a hierarchical one, and
-/// otherwise the tree's latency for that phase (at flow level; the per-step form pays every step).
+/// otherwise the tree's latency for that phase.
 enum class SwitchReduction { None, InSwitch, InNetwork, TreeLatency };
 
 /// The shortcut for a collective `requested` as given and resolved to `chosen` by choose_algorithm,
