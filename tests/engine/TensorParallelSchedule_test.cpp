@@ -85,6 +85,15 @@ model::ResolvedScenario scenario_of(const TpCase& c)
   return s;
 }
 
+/// The step program of one sequence-parallel micro-batch of `c` on the synthetic GPU.
+engine::StepProgram sequence_parallel_program(TpCase c)
+{
+  c.sequence_parallel = true;
+  c.accumulation = 1;
+  const auto s = scenario_of(c);
+  return engine::build_step_program(s.workload, s.scenario, testing::synthetic_gpu(), model::Precision::Bf16);
+}
+
 /// Bytes one GPU sent in TP collectives in one step (no CP here: everything not data-parallel).
 double tp_bytes_sent(const engine::IterationResult& r)
 {
@@ -132,11 +141,8 @@ TEST_CASE("engine TP bytes per step: forward + recomputed forward + backward wit
 TEST_CASE("engine a recomputed block replays its TP collectives where its backward starts", "[engine][tp]")
 {
   TpCase c;
-  c.sequence_parallel = true;
   c.checkpointing = true;
-  c.accumulation = 1;
-  const auto s = scenario_of(c);
-  const auto program = engine::build_step_program(s.workload, s.scenario, testing::synthetic_gpu(), model::Precision::Bf16);
+  const auto program = sequence_parallel_program(c);
   using Op = CollectiveOp;
   std::vector<Op> expected;
   const auto forward = [&expected] { // g of a row layer, f of the next column layer
@@ -291,11 +297,8 @@ TEST_CASE("engine tp_comm_overlap moves the same TP bytes and leaves only what t
 TEST_CASE("engine tp_comm_overlap: the all-gather moves to the column layer that consumes it", "[engine][tp]")
 {
   TpCase c;
-  c.sequence_parallel = true;
   c.overlap = true;
-  c.accumulation = 1;
-  const auto s = scenario_of(c);
-  const auto program = engine::build_step_program(s.workload, s.scenario, testing::synthetic_gpu(), model::Precision::Bf16);
+  const auto program = sequence_parallel_program(c);
   // Forward of block b: [column b: all-gather left by row b-1] row b: reduce-scatter in two parts;
   // the last block's gather runs blocking at the end of the forward pass.
   std::vector<CollectiveOp> ops = tp_collectives(program);
