@@ -3,7 +3,6 @@
 #include "sim/config/LayerReader.hpp"
 #include "sim/config/MappingReader.hpp"
 
-#include <optional>
 #include <set>
 
 namespace gpuscale::config {
@@ -13,19 +12,6 @@ namespace {
 const std::string kIndexPlaceholder = "{i}";
 /// Bound of `first_index`: the indices stay far from overflow and print as short integers.
 constexpr long long kMaxFirstIndex = 1'000'000'000LL;
-
-/// The value of `key` in the mapping `node`, or an undefined node (found by iterating: a const lookup
-/// of an absent key makes yaml-cpp build a stringstream).
-YAML::Node value_of(const YAML::Node& node, const std::string& key)
-{
-  if (node.IsMap())
-    for (const auto& entry : node)
-      if (entry.first.IsScalar() && entry.first.Scalar() == key)
-        return entry.second;
-  return YAML::Node(YAML::NodeType::Undefined);
-}
-
-bool is_repeat_group(const YAML::Node& entry) { return value_of(entry, "repeat").IsDefined(); }
 
 /// `name` with every "{i}" replaced by `index`.
 std::string name_in_copy(const std::string& name, long long index)
@@ -44,39 +30,33 @@ struct LayerList {
   Diagnostics& diagnostics;
   std::vector<model::Layer> layers;
   std::set<std::string> names;
-
-  /// Reports at the `name` of the entry `entry` (path `path`).
-  void report_name(const YAML::Node& entry, const std::string& path, const std::string& message)
-  {
-    report(diagnostics, file, value_of(entry, "name"), path + "/name", message);
-  }
 };
 
-void read_plain_layer(const YAML::Node& entry, const std::string& path, LayerList& list)
+/// An entry of a layer list (a layer or a repeat group), read through its own mapping reader; the
+/// reader stays with the entry so that later problems (name collisions) are located at its `name`.
+MappingReader entry_reader(const YAML::Node& entry, const std::string& path, LayerList& list)
 {
-  model::Layer layer = read_layer(MappingReader(entry, list.file, path, list.diagnostics));
+  return MappingReader(entry, list.file, path, list.diagnostics);
+}
+
+void read_plain_layer(MappingReader entry, LayerList& list)
+{
+  model::Layer layer = read_layer(entry);
   if (layer.name.find(kIndexPlaceholder) != std::string::npos)
-    list.report_name(entry, path, "'" + kIndexPlaceholder + "' stands for the copy index of a repeat group, and layer '" +
-                                      layer.name + "' is in none");
+    entry.error("name", "'" + kIndexPlaceholder + "' stands for the copy index of a repeat group, and layer '" +
+                            layer.name + "' is in none");
   else if (!layer.name.empty() && !list.names.insert(layer.name).second)
-    list.report_name(entry, path, "duplicate layer name '" + layer.name + "'");
+    entry.error("name", "duplicate layer name '" + layer.name + "'");
   list.layers.push_back(std::move(layer));
 }
 
-/// Layers plus their kernels: the records the expanded trace holds in memory.
-long long items_in(const std::vector<model::Layer>& layers)
-{
-  long long items = 0;
-  for (const auto& layer : layers)
-    items += 1 + static_cast<long long>(layer.kernels.size());
-  return items;
-}
+/// A layer plus its kernels: the records the expanded trace holds in memory.
+long long items_of(const model::Layer& layer) { return 1 + static_cast<long long>(layer.kernels.size()); }
 
-/// One layer of a repeat group's block, read once, with where it was written.
+/// One layer of a repeat group's block, read once, with the reader of where it was written.
 struct BlockLayer {
   model::Layer layer;
-  YAML::Node entry;
-  std::string path;
+  MappingReader entry;
 };
 
 /// The layers of a group's block; a nested group is refused (nothing needs one yet, and the index of
@@ -85,13 +65,12 @@ std::vector<BlockLayer> read_block(const YAML::Node& block, const std::string& p
 {
   std::vector<BlockLayer> out;
   for (std::size_t i = 0; i < block.size(); ++i) {
-    const std::string entry_path = path + "/" + std::to_string(i);
-    if (is_repeat_group(block[i])) {
-      report(list.diagnostics, list.file, value_of(block[i], "repeat"), entry_path + "/repeat",
-             "repeat groups do not nest: write the inner block's layers out in the outer block");
+    MappingReader entry = entry_reader(block[i], path + "/" + std::to_string(i), list);
+    if (entry.has("repeat")) {
+      entry.error("repeat", "repeat groups do not nest: write the inner block's layers out in the outer block");
       continue;
     }
-    out.push_back({read_layer(MappingReader(block[i], list.file, entry_path, list.diagnostics)), block[i], entry_path});
+    out.push_back({read_layer(entry), entry});
   }
   return out;
 }
@@ -116,12 +95,11 @@ void expand_block(const std::vector<BlockLayer>& block, long long count, long lo
     }
   for (std::size_t t = 0; t < block.size(); ++t)
     if (!problem[t].empty())
-      list.report_name(block[t].entry, block[t].path, problem[t]);
+      block[t].entry.error("name", problem[t]);
 }
 
-void read_repeat_group(const YAML::Node& entry, const std::string& path, LayerList& list)
+void read_repeat_group(MappingReader group, LayerList& list)
 {
-  MappingReader group(entry, list.file, path, list.diagnostics);
   const auto count = group.integer("repeat", 1, kMaxRepeat, Presence::Required);
   const long long first_index = group.integer("first_index", 0, kMaxFirstIndex, Presence::Optional).value_or(0);
   const auto block_node = group.child("layers", Presence::Required);
@@ -131,10 +109,11 @@ void read_repeat_group(const YAML::Node& entry, const std::string& path, LayerLi
   const std::vector<BlockLayer> block = read_block(*block_node, group.path_of("layers"), list);
   if (!count)
     return;
-  long long block_items = 0;
+  long long expanded = 0;
+  for (const auto& layer : list.layers)
+    expanded += items_of(layer);
   for (const auto& layer : block)
-    block_items += 1 + static_cast<long long>(layer.layer.kernels.size());
-  const long long expanded = items_in(list.layers) + *count * block_items;
+    expanded += *count * items_of(layer.layer);
   if (expanded > kMaxExpandedItems) {
     group.error("repeat", "the trace would expand to " + std::to_string(expanded) + " layers and kernels, more than " +
                               std::to_string(kMaxExpandedItems));
@@ -150,11 +129,11 @@ std::vector<model::Layer> read_layer_list(const YAML::Node& list_node, const std
 {
   LayerList list{file, diagnostics, {}, {}};
   for (std::size_t i = 0; i < list_node.size(); ++i) {
-    const std::string entry_path = path + "/" + std::to_string(i);
-    if (is_repeat_group(list_node[i]))
-      read_repeat_group(list_node[i], entry_path, list);
+    MappingReader entry = entry_reader(list_node[i], path + "/" + std::to_string(i), list);
+    if (entry.has("repeat"))
+      read_repeat_group(entry, list);
     else
-      read_plain_layer(list_node[i], entry_path, list);
+      read_plain_layer(entry, list);
   }
   return std::move(list.layers);
 }

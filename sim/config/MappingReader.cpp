@@ -146,7 +146,7 @@ bool MappingReader::has(const std::string& key) const
   return valid_ && lookup(key) != nullptr;
 }
 
-void MappingReader::error(const std::string& key, const std::string& message)
+void MappingReader::error(const std::string& key, const std::string& message) const
 {
   const YAML::Node* value = valid_ ? lookup(key) : nullptr;
   report(diagnostics_, file_, value ? *value : node_, path_of(key), message);

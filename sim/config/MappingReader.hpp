@@ -52,7 +52,7 @@ public:
   const std::set<std::string>& keys_read() const { return used_; }
   Diagnostics& diagnostics() const { return diagnostics_; }
   const YAML::Node& node() const { return node_; }
-  void error(const std::string& key, const std::string& message);
+  void error(const std::string& key, const std::string& message) const;
 
 private:
   /// The value of `key` (its first entry if repeated, as yaml-cpp's operator[]), or null when absent.
