@@ -29,6 +29,7 @@ struct PredictOptions {
   std::string system_path;
   std::string benchmark;
   int global_batch_size = 0; ///< 0: the calibration's batch-size rule
+  int accumulation_steps = 0; ///< --gradient-accumulation; 0: the layout rule chooses
   std::string calibration_path;
   std::string format = "text";
   std::string round; ///< --round vX.Y
@@ -114,7 +115,7 @@ Prediction make_prediction(const PredictOptions& options)
   int gbs = 0;
   std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total());
   std::tie(p.software_date, p.software_date_source) = choose_software_date(options);
-  p.built = builder.build(p.system, *benchmark, gbs, calibration, true, p.software_date);
+  p.built = builder.build(p.system, *benchmark, gbs, options.accumulation_steps, calibration, true, p.software_date);
   const mlperf::MlperfScenario& built = p.built;
   const model::MlperfSystem& system = p.system;
   std::vector<std::string>& notes = p.notes;
@@ -274,6 +275,11 @@ void add_predict_command(CLI::App& app)
       ->required();
   command->add_option("--gbs", options->global_batch_size,
                       "Global batch size (default: what submitters use at that scale, from the calibration)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--gradient-accumulation", options->accumulation_steps,
+                      "Micro-batches accumulated per step, as a submission logs gradient_accumulation_steps: fixes "
+                      "the micro-batch (or, for llama2_70b_lora at micro-batch 1, the data-parallel degree) where "
+                      "that layout divides and fits (default: the layout rule of docs/CALIBRATION.md)")
       ->check(CLI::PositiveNumber);
   command->add_option("--calibration", options->calibration_path, "Calibration file (default: the embedded one)")
       ->check(CLI::ExistingFile);

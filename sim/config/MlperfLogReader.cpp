@@ -77,6 +77,9 @@ public:
     } else if (key == "global_batch_size" && run_.global_batch_size == 0) {
       if (auto gbs = number_of(value); gbs && *gbs > 0 && *gbs < 1e9)
         run_.global_batch_size = static_cast<int>(*gbs);
+    } else if (key == "gradient_accumulation_steps" && run_.gradient_accumulation_steps == 0) {
+      if (auto steps = number_of(value); steps && *steps >= 1 && *steps < 1e6)
+        run_.gradient_accumulation_steps = static_cast<int>(*steps);
     } else if (key == "submission_org")
       run_.submission_org = text_of(value);
     else if (key == "submission_platform")

@@ -150,7 +150,8 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
     try {
       // The reference calibration's efficiencies; not its per-run overhead, which the fit adds itself.
       MlperfScenario scenario =
-          builder.build(entry.description, entry.benchmark, entry.global_batch_size, reference, false);
+          builder.build(entry.description, entry.benchmark, entry.global_batch_size,
+                        entry.gradient_accumulation_steps, reference, false);
       chosen.push_back(set.entries.size() - 1);
       built.push_back(std::move(scenario));
     } catch (const config::ConfigError& e) {

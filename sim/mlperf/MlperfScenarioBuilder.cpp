@@ -31,7 +31,8 @@ const model::WorkloadTrace& MlperfScenarioBuilder::workload(model::Benchmark ben
 }
 
 MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, model::Benchmark benchmark,
-                                            int global_batch_size, const model::Calibration& calibration,
+                                            int global_batch_size, int accumulation_steps,
+                                            const model::Calibration& calibration,
                                             bool run_overhead, std::optional<model::SoftwareDate> software_date)
 {
   MlperfScenario out;
@@ -54,11 +55,12 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, m
   s.workload_path = workload_path(benchmark);
   s.gpus = system.accelerators_total();
   s.global_batch_size = global_batch_size;
-  choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node);
+  choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node, accumulation_steps);
   // NVIDIA's submissions capture their training step in CUDA graphs; every other submitter's are
   // assumed to as well (no system description says), so every MLPerf calibration and predict
-  // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule").
-  s.cuda_graph = true;
+  // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule") -- except a ZeRO-3 layout
+  // (DeepSpeed's submissions), whose per-module gathers from host-side hooks no graph can capture.
+  s.cuda_graph = s.zero_stage != 3;
   s.software_date = software_date;
   model::ScenarioInputs options;
   options.host_costs = &host_costs_;

@@ -31,8 +31,9 @@ public:
   /// `run_overhead` says so, its per-run overhead; at `software_date` (Scenario::software_date; nullopt:
   /// the calibration's reference date). Throws ConfigError (unknown accelerator, CPU-only system) or
   /// std::invalid_argument (no layout, a layout that does not fit, a date beyond the trend's horizon).
+  /// `accumulation_steps` > 0: the submission's logged gradient accumulation (choose_submitter_layout).
   MlperfScenario build(const model::MlperfSystem& system, model::Benchmark benchmark, int global_batch_size,
-                       const model::Calibration& calibration, bool run_overhead,
+                       int accumulation_steps, const model::Calibration& calibration, bool run_overhead,
                        std::optional<model::SoftwareDate> software_date = std::nullopt);
 
   const model::Platform& catalog() const { return catalog_; }

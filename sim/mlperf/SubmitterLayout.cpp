@@ -13,7 +13,35 @@ bool fits(const model::Scenario& s, const model::WorkloadTrace& workload, const 
   return engine::estimate_memory(workload, s, gpu, precision, s.data_parallel()).fits();
 }
 
-void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu, int per_node)
+/// The layout a Llama 2 submission's logs fix: micro-batch 1, so global batch = accumulation steps x
+/// data-parallel degree, and the rest of the GPUs is model parallelism, split as NeMo splits it (tp = 4
+/// first, then 8, 2, 1; cp makes up the rest, at most 8). One model-parallel GPU per replica holds
+/// the whole model only sharded: ZeRO-3, as the DeepSpeed-based submissions run it. False (and `s`'s
+/// parallelism unspecified) when the logged figures give no layout that divides or fits.
+bool logged_llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu,
+                         int per_node, int accumulation_steps)
+{
+  if (accumulation_steps <= 0 || s.global_batch_size % accumulation_steps != 0)
+    return false;
+  const int data_parallel = s.global_batch_size / accumulation_steps;
+  if (s.gpus % data_parallel != 0)
+    return false;
+  const int model_parallel = s.gpus / data_parallel;
+  for (int tp : {4, 8, 2, 1}) {
+    if (tp > per_node || model_parallel % tp != 0 || model_parallel / tp > 8)
+      continue;
+    s.tensor_parallel = tp;
+    s.context_parallel = model_parallel / tp;
+    s.zero_stage = model_parallel == 1 ? 3 : 0;
+    if (fits(s, workload, gpu))
+      return true;
+  }
+  s.zero_stage = 0;
+  return false;
+}
+
+void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu, int per_node,
+                  int accumulation_steps)
 {
   s.sequence_parallel = true;
   // NeMo's MLPerf Llama 2 LoRA configurations run TransformerEngine's userbuffers overlap of the TP
@@ -23,6 +51,8 @@ void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, cons
   s.micro_batch_size = 1;
   if (gpu.peak_flop_per_s.contains(model::Precision::Fp8))
     s.precision = model::Precision::Fp8;
+  if (logged_llama_layout(s, workload, gpu, per_node, accumulation_steps))
+    return;
   for (int tp : {4, 8}) {
     if (tp > s.gpus)
       break;
@@ -47,30 +77,45 @@ void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, cons
                               " GPUs and fits in " + gpu.name + " memory");
 }
 
-void data_parallel_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu)
+/// The largest micro-batch dividing the per-GPU batch that fits, without activation checkpointing if
+/// any does; `only_micro` > 0 admits that micro-batch alone. False when none fits.
+bool largest_fitting_micro_batch(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu,
+                                 int per_gpu, int only_micro)
+{
+  for (bool checkpointing : {false, true}) {
+    s.activation_checkpointing = checkpointing;
+    for (int micro = per_gpu; micro >= 1; --micro) {
+      if (per_gpu % micro != 0 || (only_micro > 0 && micro != only_micro))
+        continue;
+      s.micro_batch_size = micro;
+      if (fits(s, workload, gpu))
+        return true;
+    }
+  }
+  return false;
+}
+
+void data_parallel_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu,
+                          int accumulation_steps)
 {
   if (s.global_batch_size % s.gpus != 0)
     throw std::invalid_argument("global batch " + std::to_string(s.global_batch_size) + " does not divide over " +
                                 std::to_string(s.gpus) + " GPUs");
   const int per_gpu = s.global_batch_size / s.gpus;
-  for (bool checkpointing : {false, true}) {
-    s.activation_checkpointing = checkpointing;
-    for (int micro = per_gpu; micro >= 1; --micro) {
-      if (per_gpu % micro != 0)
-        continue;
-      s.micro_batch_size = micro;
-      if (fits(s, workload, gpu))
-        return;
-    }
-  }
-  throw std::invalid_argument("even micro-batch 1 with activation checkpointing does not fit in " + gpu.name +
-                              " memory");
+  // Logged accumulation steps fix the micro-batch (per-GPU batch / steps); the rule's search where the
+  // logs do not say, or say something that does not divide or fit.
+  if (accumulation_steps > 0 && per_gpu % accumulation_steps == 0 &&
+      largest_fitting_micro_batch(s, workload, gpu, per_gpu, per_gpu / accumulation_steps))
+    return;
+  if (!largest_fitting_micro_batch(s, workload, gpu, per_gpu, 0))
+    throw std::invalid_argument("even micro-batch 1 with activation checkpointing does not fit in " + gpu.name +
+                                " memory");
 }
 
 } // namespace
 
 void choose_submitter_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu,
-                             int gpus_per_node)
+                             int gpus_per_node, int accumulation_steps)
 {
   s.zero_stage = 0;
   s.tensor_parallel = 1;
@@ -83,9 +128,9 @@ void choose_submitter_layout(model::Scenario& s, const model::WorkloadTrace& wor
   s.input_pipeline =
       workload.benchmark == Benchmark::Resnet || workload.benchmark == Benchmark::Retinanet ? "dali-gpu-decode" : "";
   if (workload.benchmark == Benchmark::Llama2_70bLora)
-    llama_layout(s, workload, gpu, gpus_per_node);
+    llama_layout(s, workload, gpu, gpus_per_node, accumulation_steps);
   else
-    data_parallel_layout(s, workload, gpu);
+    data_parallel_layout(s, workload, gpu, accumulation_steps);
 }
 
 } // namespace gpuscale::mlperf

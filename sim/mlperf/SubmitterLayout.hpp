@@ -8,7 +8,10 @@
 ///                    accelerator has an FP8 peak (Transformer Engine), micro-batch 1; context
 ///                    parallelism cp = 2, 4, 8 only when the data-parallel degree would exceed the
 ///                    global batch (NVIDIA's NeMo submissions at 8-1024 GPUs); tp = 8 if tp = 4
-///                    does not fit in memory.
+///                    does not fit in memory. Where the logs give the accumulation steps, they fix
+///                    the data-parallel degree (global batch / steps) and the rest is model
+///                    parallelism: tp 4, 8, 2 or 1 (the first that divides it and fits), cp the
+///                    remainder; a replica of one GPU runs ZeRO-3 (the DeepSpeed submissions).
 ///   the others       data parallelism (DDP, ZeRO stage 0), the largest micro-batch that divides the
 ///                    per-GPU batch and fits in memory without activation checkpointing; with
 ///                    checkpointing only if micro-batch 1 does not fit. ResNet and RetinaNet decode
@@ -24,8 +27,11 @@ namespace gpuscale::mlperf {
 
 /// Sets tp, cp, sequence_parallel, activation_checkpointing, precision, micro_batch_size,
 /// zero_stage and input_pipeline of `scenario` (whose gpus and global_batch_size are set).
+/// `accumulation_steps` > 0 is the submission's logged gradient_accumulation_steps: it fixes the
+/// micro-batch (data-parallel benchmarks) or the data-parallel degree (Llama 2, micro-batch 1) where
+/// that layout divides and fits; 0 (not logged, or a system to predict) leaves the rule above.
 /// Throws std::invalid_argument naming the reason when no layout divides the batch or fits.
 void choose_submitter_layout(model::Scenario& scenario, const model::WorkloadTrace& workload,
-                             const model::GpuType& gpu, int gpus_per_node);
+                             const model::GpuType& gpu, int gpus_per_node, int accumulation_steps = 0);
 
 } // namespace gpuscale::mlperf

@@ -30,6 +30,8 @@ struct MlperfRun {
   double run_start_ms = 0;
   double run_stop_ms = 0;
   int global_batch_size = 0; ///< 0 when not logged
+  /// Micro-batches accumulated per optimizer step (gradient_accumulation_steps); 0 when not logged.
+  int gradient_accumulation_steps = 0;
   std::string submission_org;
   std::string submission_platform;
   std::string submission_benchmark;
@@ -56,6 +58,7 @@ struct MlperfEntry {
 
   // Derived by summarise_entry (MlperfScore.hpp).
   int global_batch_size = 0;
+  int gradient_accumulation_steps = 0; ///< as logged by its runs; 0 when none logs it
   int n_converged = 0;
   std::optional<double> score_s; ///< olympic mean, seconds; absent with more than one invalid run or < 3 runs
   double median_run_s = 0;       ///< over valid runs, seconds

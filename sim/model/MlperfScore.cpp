@@ -39,9 +39,12 @@ void summarise_entry(MlperfEntry& entry)
   int invalid = 0;
   double samples = 0, epochs = 0, throughput = 0;
   entry.global_batch_size = 0;
+  entry.gradient_accumulation_steps = 0;
   for (const auto& run : entry.runs) {
     if (entry.global_batch_size == 0 && run.global_batch_size > 0)
       entry.global_batch_size = run.global_batch_size;
+    if (entry.gradient_accumulation_steps == 0 && run.gradient_accumulation_steps > 0)
+      entry.gradient_accumulation_steps = run.gradient_accumulation_steps;
     if (!run.valid()) {
       ++invalid;
       continue;

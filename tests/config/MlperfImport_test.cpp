@@ -70,6 +70,8 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   CHECK(box.runs.size() == 5);
   CHECK(box.n_converged == 4);
   CHECK(box.global_batch_size == 48);
+  CHECK(box.gradient_accumulation_steps == 2);
+  CHECK(box.runs[0].gradient_accumulation_steps == 2);
   // valid 10, 12, 11, 13 min; result_3 aborted counts as the slowest: mean(11, 12, 13)
   CHECK(box.score_s.value() == Approx(12.0 * 60).margin(1e-9));
   CHECK(box.mean_samples_to_converge == Approx((300000.0 * 3 + 450000.0) / 4));

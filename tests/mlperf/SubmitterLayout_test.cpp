@@ -1,0 +1,74 @@
+// The layout an MLPerf result is simulated with: the rule where the logs say nothing, the logged
+// gradient accumulation where they do (Llama 2: it fixes the data-parallel degree; the others: the
+// micro-batch), and the rule again where the logged figure does not divide.
+#include "sim/config/CalibrationReader.hpp"
+#include "sim/config/MlperfSystemReader.hpp"
+#include "sim/mlperf/MlperfScenarioBuilder.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace gpuscale;
+
+namespace {
+
+const std::string kData = std::string(GPUSCALE_SOURCE_DIR) + "/tests/data/mlperf";
+
+struct Layout {
+  int tp = 0, cp = 0, data_parallel = 0, micro_batch = 0, accumulation = 0, zero_stage = 0;
+  bool cuda_graph = false;
+};
+
+Layout layout_of(const std::string& system_file, model::Benchmark benchmark, int global_batch, int logged_steps)
+{
+  static mlperf::MlperfScenarioBuilder builder;
+  const auto built = builder.build(config::read_mlperf_system(kData + "/" + system_file), benchmark, global_batch,
+                                   logged_steps, config::default_calibration(), false);
+  const model::Scenario& s = built.resolved.scenario;
+  REQUIRE(s.data_parallel() * s.micro_batch_size * s.gradient_accumulation_steps() == global_batch);
+  return {s.tensor_parallel,   s.context_parallel,           s.data_parallel(), s.micro_batch_size,
+          s.gradient_accumulation_steps(), s.zero_stage, s.cuda_graph};
+}
+
+} // namespace
+
+TEST_CASE("mlperf: Llama 2's logged accumulation steps fix its data-parallel degree, the rest is tp then cp",
+          "[mlperf]")
+{
+  const std::string h100_8 = "systems/v9.9/Acme__box8.json";
+  const auto rule = layout_of(h100_8, model::Benchmark::Llama2_70bLora, 8, 0);
+  CHECK((rule.tp == 4 && rule.cp == 1 && rule.data_parallel == 2));
+  // NVIDIA's 8x H100 submissions log 4 steps: the rule's layout.
+  const auto nvidia = layout_of(h100_8, model::Benchmark::Llama2_70bLora, 8, 4);
+  CHECK((nvidia.tp == 4 && nvidia.cp == 1 && nvidia.data_parallel == 2 && nvidia.accumulation == 4));
+  // ASUSTeK's 8x H100 (and every 8x H200 and B200 submission) log 2: tp 2, 4 replicas.
+  const auto two = layout_of(h100_8, model::Benchmark::Llama2_70bLora, 8, 2);
+  CHECK((two.tp == 2 && two.cp == 1 && two.data_parallel == 4 && two.zero_stage == 0 && two.cuda_graph));
+  // One step over 8 GPUs is a replica per GPU: the whole model sharded (ZeRO-3, as DeepSpeed runs it),
+  // which no CUDA graph captures.
+  const auto sharded = layout_of(h100_8, model::Benchmark::Llama2_70bLora, 8, 1);
+  CHECK((sharded.tp == 1 && sharded.cp == 1 && sharded.data_parallel == 8 && sharded.zero_stage == 3));
+  CHECK_FALSE(sharded.cuda_graph);
+
+  const std::string b200_32 = "hand_built_dgx_b200_4node.json";
+  const auto wide = layout_of(b200_32, model::Benchmark::Llama2_70bLora, 8, 1); // 8 replicas of 4 GPUs
+  CHECK((wide.tp == 4 && wide.cp == 1 && wide.data_parallel == 8));
+  const auto deep = layout_of(b200_32, model::Benchmark::Llama2_70bLora, 8, 2); // 4 replicas of 8 GPUs
+  CHECK((deep.tp == 4 && deep.cp == 2 && deep.data_parallel == 4));
+  // 3 steps do not divide the batch of 8: the rule decides, as without logs.
+  const auto odd = layout_of(b200_32, model::Benchmark::Llama2_70bLora, 8, 3);
+  const auto unlogged = layout_of(b200_32, model::Benchmark::Llama2_70bLora, 8, 0);
+  CHECK((odd.tp == unlogged.tp && odd.cp == unlogged.cp && odd.data_parallel == unlogged.data_parallel));
+}
+
+TEST_CASE("mlperf: a data-parallel benchmark's logged accumulation steps fix its micro-batch", "[mlperf]")
+{
+  const std::string h100_8 = "systems/v9.9/Acme__box8.json";
+  // 48 samples over 8 GPUs: 6 per GPU. The rule takes the largest micro-batch that fits.
+  CHECK(layout_of(h100_8, model::Benchmark::Bert, 48, 0).micro_batch == 6);
+  const auto logged = layout_of(h100_8, model::Benchmark::Bert, 48, 2);
+  CHECK((logged.micro_batch == 3 && logged.accumulation == 2));
+  CHECK(layout_of(h100_8, model::Benchmark::Bert, 48, 6).micro_batch == 1);
+  CHECK(layout_of(h100_8, model::Benchmark::Bert, 48, 4).micro_batch == 6); // 4 does not divide 6
+}
