@@ -32,6 +32,7 @@ struct Split {
   double inner = 1;      ///< divides a row-parallel GEMM's k
   double elements = 1;   ///< divides an elementwise op's elements (every split of the layer)
   double flop_scale = 1; ///< micro / compute_split: the layer's FLOPs on this rank per sample's
+  int gemm_row_chunks = 1; ///< products a forward / input-gradient GEMM is cut into along its rows
 };
 
 Split split_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch)
@@ -63,6 +64,14 @@ KernelCost product(double flop, double m, double n, double k, double batch, doub
   return kernel;
 }
 
+/// A product of `m` rows run as `chunks` products of m / chunks rows (Split::gemm_row_chunks).
+void add_row_chunked_product(LayerKernels& out, double flop, double m, double n, double k, double batch,
+                             double element_bytes, int units, int chunks)
+{
+  for (int c = 0; c < chunks; ++c)
+    out.kernels.push_back(product(flop / chunks, m / chunks, n, k, batch, element_bytes, units));
+}
+
 void add_gemm(LayerKernels& out, const model::GemmShape& g, double flop, int backward_factor, const Split& split,
               double element_bytes, int units, bool backward)
 {
@@ -70,10 +79,10 @@ void add_gemm(LayerKernels& out, const model::GemmShape& g, double flop, int bac
   const double n = g.n / split.columns;
   const double k = g.k / split.inner;
   if (!backward) {
-    out.kernels.push_back(product(flop, m, n, k, g.batch, element_bytes, units));
+    add_row_chunked_product(out, flop, m, n, k, g.batch, element_bytes, units, split.gemm_row_chunks);
     return;
   }
-  out.kernels.push_back(product(flop, m, k, n, g.batch, element_bytes, units)); // input gradient: dY W
+  add_row_chunked_product(out, flop, m, k, n, g.batch, element_bytes, units, split.gemm_row_chunks); // dY W
   if (backward_factor == 2) {                                                  // weight gradient: dY^T X
     out.kernels.push_back(product(flop, n, k, m, g.batch, element_bytes, units));
     out.kernels.back().weight_gradient = true;
@@ -142,10 +151,11 @@ void add_elementwise(LayerKernels& out, const model::ElementwiseShape& e, double
 }
 
 LayerKernels kernels_of(const model::Layer& layer, const model::Scenario& scenario, const model::GpuType& gpu,
-                        model::Precision precision, int micro_batch, bool backward)
+                        model::Precision precision, int micro_batch, bool backward, int gemm_row_chunks)
 {
   LayerKernels out;
-  const Split split = split_of(layer, scenario, micro_batch);
+  Split split = split_of(layer, scenario, micro_batch);
+  split.gemm_row_chunks = std::max(1, gemm_row_chunks);
   const double element_bytes = model::element_bytes(precision);
   const int units = gpu.compute_units;
   for (const auto& kernel : layer.kernels) {
@@ -237,19 +247,19 @@ double tile_efficiency(double m, double n, double k, double batch, int compute_u
 }
 
 LayerKernels forward_kernels(const model::Layer& layer, const model::Scenario& scenario, const model::GpuType& gpu,
-                             model::Precision precision, int micro_batch)
+                             model::Precision precision, int micro_batch, int gemm_row_chunks)
 {
   if (layer.kernels.empty())
     return streamed_kernel(layer, scenario, precision, micro_batch, false);
-  return kernels_of(layer, scenario, gpu, precision, micro_batch, false);
+  return kernels_of(layer, scenario, gpu, precision, micro_batch, false, gemm_row_chunks);
 }
 
 LayerKernels backward_kernels(const model::Layer& layer, const model::Scenario& scenario, const model::GpuType& gpu,
-                              model::Precision precision, int micro_batch)
+                              model::Precision precision, int micro_batch, int gemm_row_chunks)
 {
   if (layer.kernels.empty())
     return streamed_kernel(layer, scenario, precision, micro_batch, true);
-  return kernels_of(layer, scenario, gpu, precision, micro_batch, true);
+  return kernels_of(layer, scenario, gpu, precision, micro_batch, true, gemm_row_chunks);
 }
 
 double kernel_time_s(const KernelCost& kernel, const model::Roofline& roofline)

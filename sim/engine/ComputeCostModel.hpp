@@ -67,11 +67,14 @@ struct LayerKernels {
 bool is_memory_bound_kind(model::LayerKind kind);
 
 /// The forward and backward kernels of `layer` on one `gpu` rank for one micro-batch of `micro_batch`
-/// samples under `scenario`'s parallelism, at `precision`'s element size.
+/// samples under `scenario`'s parallelism, at `precision`'s element size. `gemm_row_chunks` > 1: the
+/// forward GEMMs and the backward input-gradient GEMMs run as that many products of 1/chunks of their
+/// rows each, every one launched, quantised and reading the weights on its own (TransformerEngine's
+/// userbuffers overlap: ScheduleBuilder's tp_overlap_row_chunks); weight-gradient GEMMs stay whole.
 LayerKernels forward_kernels(const model::Layer& layer, const model::Scenario& scenario, const model::GpuType& gpu,
-                             model::Precision precision, int micro_batch);
+                             model::Precision precision, int micro_batch, int gemm_row_chunks = 1);
 LayerKernels backward_kernels(const model::Layer& layer, const model::Scenario& scenario, const model::GpuType& gpu,
-                              model::Precision precision, int micro_batch);
+                              model::Precision precision, int micro_batch, int gemm_row_chunks = 1);
 
 /// The fraction of an (m x k) by (k x n) product, `batch` of them, that does useful work on
 /// `compute_units` units (tile and wave quantisation above); 1 when the units are unknown (0).

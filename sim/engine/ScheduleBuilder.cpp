@@ -11,6 +11,16 @@ using model::TensorParallelMode;
 
 constexpr std::size_t kNotRecomputed = static_cast<std::size_t>(-1);
 
+/// Whether Megatron runs a column-parallel linear's weight-gradient GEMM while its input-gradient
+/// collective is in flight (workloads/SCHEMA.md, backward rule: a trained linear's backward =
+/// input-gradient GEMM + weight-gradient GEMM). Not for a linear with frozen weights (Llama 2
+/// LoRA's base qkv_proj, gate/up projections): Megatron runs those through LinearWithFrozenWeight,
+/// whose backward reduces synchronously, with no weight gradient to hide behind.
+bool overlaps_weight_gradient(const model::Layer& layer)
+{
+  return layer.kind == model::LayerKind::Linear && layer.trainable_params > 0 && layer.frozen_params <= 0;
+}
+
 class ProgramBuilder {
 public:
   ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
@@ -148,16 +158,6 @@ private:
     pending_gather_bytes_ = 0;
   }
 
-  /// Whether Megatron runs a column-parallel linear's weight-gradient GEMM while its input-gradient
-  /// collective is in flight (workloads/SCHEMA.md, backward rule: a trained linear's backward =
-  /// input-gradient GEMM + weight-gradient GEMM). Not for a linear with frozen weights (Llama 2
-  /// LoRA's base qkv_proj, gate/up projections): Megatron runs those through LinearWithFrozenWeight,
-  /// whose backward reduces synchronously, with no weight gradient to hide behind.
-  static bool overlaps_weight_gradient(const model::Layer& layer)
-  {
-    return layer.kind == model::LayerKind::Linear && layer.trainable_params > 0 && layer.frozen_params <= 0;
-  }
-
   /// Backward of the first column layer of a sub-block with its collective `bytes` (Megatron's f).
   /// LinearWithGradAccumulationAndAsyncCommunication.backward, with CUDA_DEVICE_MAX_CONNECTIONS=1
   /// ordering communication before the next GEMM:
@@ -169,7 +169,8 @@ private:
   /// all-gather, its input-gradient GEMM). A frozen column layer runs its kernel, then blocks.
   void column_backward(const model::Layer& layer, double bytes)
   {
-    const LayerKernels kernels = backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch);
+    const LayerKernels kernels = backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch,
+                                                  tp_overlap_row_chunks(layer, scenario_, true));
     const bool weight_gradient =
         overlaps_weight_gradient(layer) && std::any_of(kernels.kernels.begin(), kernels.kernels.end(),
                                                        [](const KernelCost& k) { return k.weight_gradient; });
@@ -203,7 +204,8 @@ private:
   {
     if (cp() && layer.cp_comm_bytes_per_sample > 0) // ring attention needs every rank's K and V
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
-    const LayerKernels kernels = forward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch);
+    const LayerKernels kernels = forward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch,
+                                                 tp_overlap_row_chunks(layer, scenario_, false));
     const double tp_bytes = layer.tensor_parallel == TensorParallelMode::Row ? tensor_parallel_bytes(layer) : 0.0;
     if (layer.tensor_parallel == TensorParallelMode::Column && pending_gather_bytes_ > 0) {
       tp_overlapped_all_gather(kernels, pending_gather_bytes_);
@@ -229,7 +231,9 @@ private:
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
     const bool row_gather = layer.tensor_parallel == TensorParallelMode::Row && scenario_.sequence_parallel && tp_bytes > 0;
     if (row_gather && tp_overlap())
-      tp_overlapped_all_gather(backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch), tp_bytes);
+      tp_overlapped_all_gather(backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch,
+                                                tp_overlap_row_chunks(layer, scenario_, true)),
+                               tp_bytes);
     else if (row_gather)
       program_.run_blocking(Stream::TensorParallel, CollectiveOp::AllGather, tp_bytes);
     if (layer.tensor_parallel == TensorParallelMode::Column && tp_bytes > 0)
@@ -409,6 +413,18 @@ double optimizer_traffic_bytes_per_param(model::Optimizer optimizer, model::Prec
     return 4.0 + 4.0 + states + 4.0 + states + trust_ratio;
   // mixed precision: read low-precision gradient, fp32 master, states; write master, states, low-precision copy
   return element + 4.0 + states + 4.0 + states + element + trust_ratio;
+}
+
+int tp_overlap_row_chunks(const model::Layer& layer, const model::Scenario& scenario, bool backward)
+{
+  const int tp = scenario.tensor_parallel;
+  if (tp <= 1 || !scenario.tp_comm_overlap || !scenario.sequence_parallel || layer.tp_comm_bytes_per_sample <= 0)
+    return 1;
+  if (layer.tensor_parallel == TensorParallelMode::Row)
+    return tp;
+  if (layer.tensor_parallel == TensorParallelMode::Column)
+    return backward && overlaps_weight_gradient(layer) ? 1 : tp;
+  return 1;
 }
 
 bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario)

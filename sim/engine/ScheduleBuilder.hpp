@@ -41,6 +41,17 @@ struct LayerShare {
   double compute_split = 1; ///< ranks the layer's work is divided over (tp if sharded or SP, x cp)
 };
 
+/// The products each GEMM of `layer` runs as in forward (`backward` false) or as input gradient
+/// (true) on one rank: tp where tp_comm_overlap pipelines the layer's TP collective with it, else 1.
+/// TransformerEngine's userbuffers overlap (Megatron's --tp-comm-overlap) cuts the GEMM beside an
+/// all-gather or reduce-scatter into tp products along its rows, one per chunk exchanged
+/// (transformer_engine/pytorch/csrc/comm_gemm_overlap: split_overlap_ag, split_overlap_rs): a row
+/// layer's forward GEMM and input-gradient GEMM, a column layer's forward GEMM and, where no weight
+/// gradient carries the reduction (frozen weights), its input-gradient GEMM. Each product is
+/// quantised on its own rows, so a chunked GEMM fills the compute units worse the fewer tokens a rank
+/// holds (context parallelism halves them).
+int tp_overlap_row_chunks(const model::Layer& layer, const model::Scenario& scenario, bool backward);
+
 /// True when activation checkpointing drops `layer`'s activations and backward runs its forward again
 /// (forward kernel and collectives) before back-propagating through its block.
 bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario);

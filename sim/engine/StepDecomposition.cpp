@@ -36,11 +36,12 @@ model::StepWork decompose_step(const model::ResolvedScenario& resolved)
   };
   for (const auto& layer : resolved.workload.layers) {
     trainable += share_of(layer, s, s.micro_batch_size).trainable_params;
-    const LayerKernels forward = forward_kernels(layer, s, gpu, precision, s.micro_batch_size);
+    const LayerKernels forward =
+        forward_kernels(layer, s, gpu, precision, s.micro_batch_size, tp_overlap_row_chunks(layer, s, false));
     add(forward);
     if (recomputed_in_backward(layer, s)) // its forward runs again in backward (build_step_program)
       add(forward);
-    add(backward_kernels(layer, s, gpu, precision, s.micro_batch_size));
+    add(backward_kernels(layer, s, gpu, precision, s.micro_batch_size, tp_overlap_row_chunks(layer, s, true)));
   }
   for (const auto& [kernel, count] : roofline_kernels)
     work.memory_kernels.push_back({kernel.first, kernel.second, count});

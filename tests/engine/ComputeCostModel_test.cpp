@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace gpuscale;
 
 namespace {
@@ -124,6 +126,7 @@ TEST_CASE("engine::decompose_step counts the forward kernels a checkpointed bloc
   double busy_without_s = 0;
   for (bool checkpointing : {false, true}) {
     s.activation_checkpointing = checkpointing;
+    s.tp_comm_overlap = checkpointing; // chunked GEMMs (tp_overlap_row_chunks) enter both alike
     const auto program = engine::build_step_program(r.workload, s, gpu, r.precision());
     const auto work = engine::decompose_step(r);
     const double busy_s = work.busy_time_s(s.efficiency);
@@ -264,4 +267,76 @@ TEST_CASE("engine: no kernel runs above the dense peak or the HBM bandwidth", "[
     CHECK(kernels > 0);
     CHECK(above == 0);
   }
+}
+
+TEST_CASE("engine: a GEMM beside an overlapped TP collective runs as tp row chunks, each quantised on its own",
+          "[engine][kernels]")
+{
+  // Llama 2's qkv projection on one tp 4 rank with cp 2: 4096 tokens x (10240 / 4) columns x 8192.
+  // Whole, its 32 x 20 = 640 tiles take 5 waves of an H100's 132 SMs (97 %); cut in 4 chunks of 1024
+  // rows (TransformerEngine's userbuffers), each chunk's 8 x 20 = 160 tiles take 2 waves (61 %).
+  const model::GpuType gpu = h100();
+  model::Layer qkv;
+  qkv.name = "qkv";
+  qkv.kind = model::LayerKind::Linear;
+  qkv.frozen_params = 8192.0 * 10240;
+  qkv.tensor_parallel = model::TensorParallelMode::Column;
+  qkv.tp_comm_bytes_per_sample = 8192.0 * 8192 * 2;
+  qkv.kernels = {model::Kernel{model::GemmShape{8192, 10240, 8192, 1}, 1}};
+  qkv.forward_flop_per_sample = qkv.kernels[0].forward_flop();
+  qkv.backward_flop_per_sample = qkv.kernels[0].backward_flop();
+  model::Scenario s;
+  s.gpus = 8;
+  s.tensor_parallel = 4;
+  s.context_parallel = 2;
+  s.sequence_parallel = true;
+  const double flop = 2.0 * 4096 * 2560 * 8192;
+  const double whole_occupied = flop / (4096.0 * 2560 / (5 * 132 * 128.0 * 128));
+  const double chunk_occupied = flop / 4 / (1024.0 * 2560 / (2 * 132 * 128.0 * 128));
+
+  CHECK(engine::tp_overlap_row_chunks(qkv, s, false) == 1); // no overlap: the GEMM runs whole
+  const auto whole = engine::forward_kernels(qkv, s, gpu, model::Precision::Fp8, 1);
+  REQUIRE(whole.kernels.size() == 1);
+  CHECK(whole.kernels[0].occupied_flop == Approx(whole_occupied).epsilon(1e-12));
+
+  s.tp_comm_overlap = true;
+  REQUIRE(engine::tp_overlap_row_chunks(qkv, s, false) == 4);
+  const auto chunked = engine::forward_kernels(qkv, s, gpu, model::Precision::Fp8, 1, 4);
+  REQUIRE(chunked.kernels.size() == 4);
+  CHECK(chunked.flop() == Approx(flop).epsilon(1e-12));
+  for (const auto& chunk : chunked.kernels) {
+    CHECK(chunk.launched);
+    CHECK(chunk.occupied_flop == Approx(chunk_occupied).epsilon(1e-12));
+    // Each chunk reads the whole weight again: its rows, the weight, its output (FP8 runs count the
+    // 16-bit tensors TransformerEngine keeps: model::element_bytes).
+    CHECK(chunk.bytes == Approx((1024.0 * 8192 + 8192.0 * 2560 + 1024.0 * 2560) *
+                                model::element_bytes(model::Precision::Fp8))
+                             .epsilon(1e-12));
+  }
+  // Frozen weights: the input-gradient GEMM carries the reduce-scatter and is chunked too.
+  CHECK(engine::tp_overlap_row_chunks(qkv, s, true) == 4);
+  CHECK(engine::backward_kernels(qkv, s, gpu, model::Precision::Fp8, 1, 4).kernels.size() == 4);
+
+  // A trained column linear reduces its input gradient beside its weight-gradient GEMM, unchunked
+  // (Megatron's asynchronous path); its forward is still chunked.
+  model::Layer trained = qkv;
+  trained.trainable_params = trained.frozen_params;
+  trained.frozen_params = 0;
+  trained.kernels[0].backward_factor = 2;
+  trained.backward_flop_per_sample = trained.kernels[0].backward_flop();
+  CHECK(engine::tp_overlap_row_chunks(trained, s, false) == 4);
+  CHECK(engine::tp_overlap_row_chunks(trained, s, true) == 1);
+  // Rows cut 4 ways, the weight gradient (over all rows) whole: 4 + 1 products.
+  const auto backward = engine::backward_kernels(trained, s, gpu, model::Precision::Fp8, 1, 4);
+  CHECK(backward.kernels.size() == 5);
+  CHECK(std::count_if(backward.kernels.begin(), backward.kernels.end(),
+                      [](const engine::KernelCost& k) { return k.weight_gradient; }) == 1);
+
+  // A replicated layer, or no tensor parallelism: nothing to pipeline.
+  model::Layer norm = qkv;
+  norm.tensor_parallel = model::TensorParallelMode::Replicated;
+  norm.tp_comm_bytes_per_sample = 0;
+  CHECK(engine::tp_overlap_row_chunks(norm, s, false) == 1);
+  s.tensor_parallel = 1;
+  CHECK(engine::tp_overlap_row_chunks(qkv, s, false) == 1);
 }
