@@ -13,25 +13,24 @@ bool fits(const model::Scenario& s, const model::WorkloadTrace& workload, const 
   return engine::estimate_memory(workload, s, gpu, precision, s.data_parallel()).fits();
 }
 
-/// The layout a Llama 2 submission's logs fix: micro-batch 1, so global batch = accumulation steps x
-/// data-parallel degree, and the rest of the GPUs is model parallelism, split as NeMo splits it (tp = 4
-/// first, then 8, 2, 1; cp makes up the rest, at most 8). One model-parallel GPU per replica holds
-/// the whole model only sharded: ZeRO-3, as the DeepSpeed-based submissions run it. False (and `s`'s
-/// parallelism unspecified) when the logged figures give no layout that divides or fits.
-bool logged_llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu,
-                         int per_node, int accumulation_steps)
+/// Llama 2 with `model_parallel` GPUs per replica (micro-batch 1, so the replicas must divide the
+/// global batch), split as NeMo splits it: tp = 4 first, then 8, 2, 1 (within a node), cp the rest
+/// (at most 8). A replica of one GPU holds the whole model only sharded: ZeRO-3, as the
+/// DeepSpeed-based submissions run it. False (and `s`'s parallelism unspecified) when no split
+/// divides or fits.
+bool llama_model_parallel_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu,
+                                 int per_node, int model_parallel)
 {
-  if (accumulation_steps <= 0 || s.global_batch_size % accumulation_steps != 0)
+  if (model_parallel < 1 || s.gpus % model_parallel != 0 || s.global_batch_size % (s.gpus / model_parallel) != 0)
     return false;
-  const int data_parallel = s.global_batch_size / accumulation_steps;
-  if (s.gpus % data_parallel != 0)
-    return false;
-  const int model_parallel = s.gpus / data_parallel;
   for (int tp : {4, 8, 2, 1}) {
-    if (tp > per_node || model_parallel % tp != 0 || model_parallel / tp > 8)
+    const int cp = model_parallel / tp;
+    // cp a power of 2: TransformerEngine's load-balanced ring attention cuts the 8,192-token sequence
+    // into 2 x cp chunks.
+    if (tp > per_node || per_node % tp != 0 || model_parallel % tp != 0 || cp > 8 || (cp & (cp - 1)) != 0)
       continue;
     s.tensor_parallel = tp;
-    s.context_parallel = model_parallel / tp;
+    s.context_parallel = cp;
     s.zero_stage = model_parallel == 1 ? 3 : 0;
     if (fits(s, workload, gpu))
       return true;
@@ -51,28 +50,20 @@ void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, cons
   s.micro_batch_size = 1;
   if (gpu.peak_flop_per_s.contains(model::Precision::Fp8))
     s.precision = model::Precision::Fp8;
-  if (logged_llama_layout(s, workload, gpu, per_node, accumulation_steps))
-    return;
-  for (int tp : {4, 8}) {
-    if (tp > s.gpus)
-      break;
-    s.tensor_parallel = std::min(tp, per_node);
-    if (per_node % s.tensor_parallel != 0 || s.gpus % s.tensor_parallel != 0)
-      continue;
-    for (s.context_parallel = 1; s.context_parallel <= 8; s.context_parallel *= 2) {
-      const int model_parallel = s.tensor_parallel * s.context_parallel;
-      if (s.gpus % model_parallel != 0)
-        break;
-      if (s.global_batch_size % s.data_parallel() == 0)
-        break;
-    }
-    if (s.context_parallel > 8 || s.gpus % (s.tensor_parallel * s.context_parallel) != 0 ||
-        s.global_batch_size % s.data_parallel() != 0)
-      continue;
-    if (fits(s, workload, gpu))
+  // The logs fix the data-parallel degree: global batch = accumulation steps x replicas.
+  if (accumulation_steps > 0 && s.global_batch_size % accumulation_steps == 0) {
+    const int data_parallel = s.global_batch_size / accumulation_steps;
+    if (s.gpus % data_parallel == 0 &&
+        llama_model_parallel_layout(s, workload, gpu, per_node, s.gpus / data_parallel))
       return;
   }
-  throw std::invalid_argument("no Llama 2 layout (tp 4 or 8 with SP, cp <= 8, micro-batch 1) divides global batch " +
+  // Without logs: the least model parallelism that divides the batch and fits, at least 2 (every
+  // NeMo submission of the data runs tp >= 2; one GPU per replica is DeepSpeed's ZeRO-3, slower).
+  for (int model_parallel = 2; model_parallel <= std::min(s.gpus, 64); model_parallel *= 2)
+    if (llama_model_parallel_layout(s, workload, gpu, per_node, model_parallel))
+      return;
+  throw std::invalid_argument("no Llama 2 layout (model parallelism 2-64 as tp <= 8 with SP and cp <= 8, "
+                              "micro-batch 1) divides global batch " +
                               std::to_string(s.global_batch_size) + " over " + std::to_string(s.gpus) +
                               " GPUs and fits in " + gpu.name + " memory");
 }

@@ -2,16 +2,15 @@
 /// How MLPerf submitters lay a benchmark out on a system, as gpuscale reproduces it for systems it
 /// has to predict (docs/CALIBRATION.md, "Layout rule"):
 ///
-///   llama2_70b_lora  Megatron tensor parallelism tp = 4 (all GPUs of the node when it has fewer)
-///                    with sequence parallelism and its collectives overlapped with the GEMMs
-///                    (tp_comm_overlap), activation checkpointing, FP8 GEMMs where the
-///                    accelerator has an FP8 peak (Transformer Engine), micro-batch 1; context
-///                    parallelism cp = 2, 4, 8 only when the data-parallel degree would exceed the
-///                    global batch (NVIDIA's NeMo submissions at 8-1024 GPUs); tp = 8 if tp = 4
-///                    does not fit in memory. Where the logs give the accumulation steps, they fix
-///                    the data-parallel degree (global batch / steps) and the rest is model
-///                    parallelism: tp 4, 8, 2 or 1 (the first that divides it and fits), cp the
-///                    remainder; a replica of one GPU runs ZeRO-3 (the DeepSpeed submissions).
+///   llama2_70b_lora  Megatron tensor parallelism with sequence parallelism and its collectives
+///                    overlapped with the GEMMs (tp_comm_overlap), activation checkpointing, FP8
+///                    GEMMs where the accelerator has an FP8 peak (Transformer Engine), micro-batch 1.
+///                    Model parallelism per replica (tp x cp): what the logs fix where they give the
+///                    accumulation steps (global batch / steps replicas); else the least power of 2
+///                    from 2 whose replicas divide the global batch and fit in memory (8x H200 and
+///                    B200 submissions run 2; 8x H100 ones 4 or 2; 64-1024 H100 ones 8). Split tp 4,
+///                    8, 2, 1 first (within a node), cp (a power of 2, at most 8) the rest; a
+///                    logged replica of one GPU runs ZeRO-3 (the DeepSpeed submissions).
 ///   the others       data parallelism (DDP, ZeRO stage 0), the largest micro-batch that divides the
 ///                    per-GPU batch and fits in memory without activation checkpointing; with
 ///                    checkpointing only if micro-batch 1 does not fit. ResNet and RetinaNet decode
