@@ -361,6 +361,10 @@ SymmetryFold find_symmetry_fold(const StepSetup& setup)
   for (const NodeWiring& node : topology.nodes)
     if (node.gpus != node.gpus_per_node || node.gpus != topology.nodes.front().gpus)
       return refused_fold("partial or unequal nodes");
+  // With cross-traffic each flow also loads the reverse route, which SimGrid looks up from its
+  // destination back to its source: the quotient holds the block's forward routes only.
+  if (setup.scenario->simgrid.crosstraffic)
+    return refused_fold("SimGrid cross-traffic");
   if (setup.halving_doubling_across_nodes)
     return refused_fold("a collective runs halving-doubling across nodes");
   const NodeVertices nodes = node_vertices_of(topology);

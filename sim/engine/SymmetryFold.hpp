@@ -23,8 +23,9 @@
 /// different speeds or programs, groups that the shift does not map onto groups (tensor or context
 /// parallel layouts are folded only where it does), halving-doubling across nodes (its partners are
 /// not rings; inside a node, groups must map member by member, so partners map onto partners),
-/// a route that a tie-break chose, a link that the shift leaves in place, or a folded route back to
-/// its own GPU.
+/// a route that a tie-break chose, a link that the shift leaves in place, a folded route back to
+/// its own GPU, or SimGrid's cross-traffic (it loads each flow's reverse route, which the quotient
+/// does not hold).
 
 #include "sim/engine/TopologyGraph.hpp"
 

@@ -104,6 +104,10 @@ TEST_CASE("engine symmetry fold: DDP on a rail-optimised fabric and a fat tree e
 {
   check_folded_equals_full(shipped("dgx-h100-4node-rail.yaml", "resnet50.yaml", 32, 16, kDdp),
                            "folded: 2 copies of 16 GPUs");
+  // SimGrid's LV08 model: its latency and bandwidth factors and weight-S are per flow, alike in both.
+  check_folded_equals_full(
+      shipped("dgx-h100-4node-rail.yaml", "resnet50.yaml", 32, 16, kDdp + "  simgrid: {network_model: LV08}\n"),
+      "folded: 2 copies of 16 GPUs");
   check_folded_equals_full(shipped("dgx-h100-512node-fattree.yaml", "resnet50.yaml", 64, 16, kDdp),
                            "folded: 4 copies of 16 GPUs");
   check_folded_equals_full(shipped("dgx-h100-512node-fattree.yaml", "bert-large.yaml", 32, 8,
@@ -210,7 +214,7 @@ TEST_CASE("engine symmetry fold is refused where the shift is not a symmetry of 
     node.nic_count = 2;
     check_refused(s, "a route was chosen among equally short ones (shift of 2 node(s))");
   }
-  SECTION("a partial node, one node, halving-doubling, and symmetry: simulate")
+  SECTION("a partial node, one node, halving-doubling, symmetry: simulate, SimGrid's cross-traffic")
   {
     check_refused(shipped("dgx-h100-512node-fattree.yaml", "resnet50.yaml", 12, 16, kDdp), "partial or unequal nodes");
     check_refused(shipped("dgx-h100-512node-fattree.yaml", "resnet50.yaml", 8, 16, kDdp), "one node");
@@ -219,5 +223,8 @@ TEST_CASE("engine symmetry fold is refused where the shift is not a symmetry of 
                   "a collective runs halving-doubling across nodes");
     check_refused(shipped("dgx-h100-512node-fattree.yaml", "resnet50.yaml", 32, 16, kDdp + "  symmetry: simulate\n"),
                   "symmetry: simulate");
+    check_refused(shipped("dgx-h100-512node-fattree.yaml", "resnet50.yaml", 32, 16,
+                          kDdp + "  simgrid: {network_model: LV08, crosstraffic: true}\n"),
+                  "SimGrid cross-traffic");
   }
 }
