@@ -160,6 +160,13 @@ private:
         return "links " + edge.name + " and " + other.name + " differ";
       edge_image_[edge.id] = {other.id, other.end_a != a};
     }
+    // One-to-one on edges too (two links between the same ends would otherwise share an image).
+    std::vector<bool> hit(edge_image_.size(), false);
+    for (const EdgeImage& image : edge_image_) {
+      if (hit[image.edge_id])
+        return "the shift is not one-to-one on the links";
+      hit[image.edge_id] = true;
+    }
     return std::nullopt;
   }
 

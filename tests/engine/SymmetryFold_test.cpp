@@ -125,18 +125,25 @@ TEST_CASE("engine symmetry fold: the 2:1 oversubscribed tree folds by whole leav
     check_folded_equals_full(shipped("dgx-h100-128node-fattree-2to1.yaml", "resnet50.yaml", 256, 16, kDdp),
                              "folded: 2 copies of 128 GPUs");
   }
-  SECTION("ZeRO-3 over 4 leaves of 2 nodes: every ring crosses the oversubscribed uplinks, which contend")
+  SECTION("ZeRO-3 over 4 leaves of 2 nodes: every ring crosses the oversubscribed uplinks, which contend at 4:1")
   {
+    // A leaf's uplink carries one flow per rail out of the leaf (4 x 25 GB/s): at 2:1 (100 GB/s)
+    // exactly its capacity, at 4:1 (50 GB/s) twice it.
     const auto workload = testing::synthetic_workload(std::vector<double>(32, 4e6), 1e10);
     auto s = testing::synthetic_scenario(
         testing::synthetic_platform(8, 4, 200e9, 1e-6, 25e9, model::FabricTopology::FatTree), workload, 32, 1);
-    s.platform.fabric.oversubscription = 2.0;
     s.scenario.zero_stage = 3;
     s.scenario.zero3_prefetch_params = 2e6;
-    for (const auto algorithm : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Auto}) {
-      s.scenario.collective = algorithm;
-      check_folded_equals_full(s, "folded: 4 copies of 8 GPUs");
-    }
+    for (const double oversubscription : {2.0, 4.0})
+      for (const auto algorithm : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Auto}) {
+        s.platform.fabric.oversubscription = oversubscription;
+        s.scenario.collective = algorithm;
+        check_folded_equals_full(s, "folded: 4 copies of 8 GPUs");
+      }
+    // The contention is real: at 4:1 the step waits for the uplinks.
+    const double contended_s = engine::simulate_iteration_isolated(s).iteration_time_s;
+    s.platform.fabric.oversubscription = 1.0;
+    CHECK(engine::simulate_iteration_isolated(s).iteration_time_s < 0.99 * contended_s);
   }
 }
 
