@@ -142,6 +142,8 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const ru
   out += fmt::format("simgrid    {}\n", r.simgrid_config);
   if (outcome.iteration && outcome.iteration->step_simulation != engine::kWholeStepSimulated)
     out += fmt::format("step       {}\n", outcome.iteration->step_simulation);
+  if (outcome.iteration && outcome.iteration->symmetry.rfind("folded:", 0) == 0)
+    out += fmt::format("symmetry   {}\n", outcome.iteration->symmetry);
   if (r.executor == "analytical")
     out += "executor   analytical: alpha-beta along the routes, no link contention\n";
   return out;

@@ -121,6 +121,12 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
     else
       scenario.error("steady_state", "unknown steady_state '" + *steady_state + "' (known: extend, simulate)");
   }
+  if (auto symmetry = scenario.text("symmetry", Presence::Optional)) {
+    if (*symmetry == "fold" || *symmetry == "simulate")
+      s.fold_symmetric_ranks = *symmetry == "fold";
+    else
+      scenario.error("symmetry", "unknown symmetry '" + *symmetry + "' (known: fold, simulate)");
+  }
   s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
   s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
   s.cuda_graph = scenario.boolean("cuda_graph", Presence::Optional).value_or(false);

@@ -7,6 +7,7 @@
 #include "sim/engine/SimgridExecutor.hpp"
 #include "sim/engine/StepSetup.hpp"
 #include "sim/engine/SteadyStateRun.hpp"
+#include "sim/engine/SymmetryFold.hpp"
 #include "sim/engine/collectives/CollectiveDispatch.hpp"
 
 #include <algorithm>
@@ -75,15 +76,22 @@ StepExecutor executor_for(model::StepExecutorKind kind)
 IterationResult simulate_iteration(const model::ResolvedScenario& resolved, model::StepExecutorKind executor)
 {
   StepSetup setup(resolved);
+  // Looked for once, for the steady state's tries and the final run alike.
+  const SymmetryFold fold = executor != model::StepExecutorKind::Simgrid ? refused_fold("analytical executor")
+                            : setup.fold_symmetric_ranks                  ? find_symmetry_fold(setup)
+                                                                          : refused_fold("symmetry: simulate");
+  setup.fold = &fold;
   if (executor == model::StepExecutorKind::Simgrid && resolved.scenario.extend_steady_state) {
     SteadyStateReport report;
     const StepTrace trace = execute_with_steady_state(setup, &report);
     IterationResult result = summarize(setup, trace);
     result.step_simulation = report.describe();
+    result.symmetry = fold.describe();
     return result;
   }
   IterationResult result = summarize(setup, executor_for(executor)(setup));
   result.step_simulation = kWholeStepSimulated;
+  result.symmetry = fold.describe();
   return result;
 }
 
@@ -104,7 +112,8 @@ std::string serialize(const IterationResult& r)
   std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s,
                 r.compute_time_s, r.comm_time_s, r.exposed_comm_s, r.bytes_sent_per_gpu, r.dp_bytes_sent_per_gpu,
                 r.samples_per_s);
-  return std::string(buffer) + r.collective_used + "\n" + r.step_simulation + "\n" + r.simgrid_config + "\n";
+  return std::string(buffer) + r.collective_used + "\n" + r.step_simulation + "\n" + r.symmetry + "\n" +
+         r.simgrid_config + "\n";
 }
 
 IterationResult deserialize(const std::string& text)
@@ -118,9 +127,11 @@ IterationResult deserialize(const std::string& text)
   const std::string rest = text.substr(static_cast<std::size_t>(consumed));
   const auto newline = rest.find('\n');
   const auto second = rest.find('\n', newline + 1);
+  const auto third = rest.find('\n', second + 1);
   r.collective_used = rest.substr(0, newline);
   r.step_simulation = rest.substr(newline + 1, second - newline - 1);
-  r.simgrid_config = rest.substr(second + 1, rest.size() - second - 2);
+  r.symmetry = rest.substr(second + 1, third - second - 1);
+  r.simgrid_config = rest.substr(third + 1, rest.size() - third - 2);
   return r;
 }
 

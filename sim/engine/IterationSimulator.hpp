@@ -17,6 +17,7 @@ struct IterationResult {
   std::string collective_used;      ///< data-parallel algorithm for gradient buckets ("auto" resolved)
   std::string simgrid_config;       ///< --cfg items applied
   std::string step_simulation;      ///< how much of the step was simulated (SteadyStateReport::describe)
+  std::string symmetry;             ///< whether the GPUs were folded onto one block (SymmetryFold::describe)
   double iteration_time_s = 0;      ///< slowest GPU, start to end of optimizer step
   double compute_time_s = 0;        ///< slowest GPU's busy time (kernels + optimizer)
   double comm_time_s = 0;           ///< longest time one GPU's communication streams were busy, summed over streams

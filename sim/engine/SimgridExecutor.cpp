@@ -4,10 +4,12 @@
 #include "sim/engine/GpuActor.hpp"
 #include "sim/engine/SimgridConfig.hpp"
 #include "sim/engine/SimgridPlatform.hpp"
+#include "sim/engine/SymmetryFold.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <memory>
 
 namespace sg4 = simgrid::s4u;
@@ -16,12 +18,26 @@ namespace gpuscale::engine {
 namespace {
 
 std::vector<Communicator> communicators_of(const std::string& prefix, const std::vector<CommunicatorLayout>& layouts,
-                                           const SimgridPlatform& platform)
+                                           const SimgridPlatform& platform, const SymmetryFold& fold)
 {
   std::vector<Communicator> comms;
   comms.reserve(layouts.size());
-  for (std::size_t g = 0; g < layouts.size(); ++g)
-    comms.push_back(make_communicator(prefix + std::to_string(g), layouts[g], platform.gpu_hosts));
+  if (!fold.folded()) {
+    for (std::size_t g = 0; g < layouts.size(); ++g)
+      comms.push_back(make_communicator(prefix + std::to_string(g), layouts[g], platform.gpu_hosts));
+    return comms;
+  }
+  FoldedMailboxes mailboxes{prefix, {}};
+  for (int rank = 0; rank < static_cast<int>(platform.gpu_hosts.size()); ++rank)
+    mailboxes.representative.push_back(fold.representative(rank));
+  for (std::size_t g = 0; g < layouts.size(); ++g) {
+    const auto& members = layouts[g].gpu_ranks;
+    // A group with no simulated GPU runs no actor: nothing to build.
+    const bool simulated =
+        std::any_of(members.begin(), members.end(), [&](int gpu) { return gpu < fold.block_ranks; });
+    comms.push_back(simulated ? make_communicator(prefix + std::to_string(g), layouts[g], platform.gpu_hosts, mailboxes)
+                              : Communicator{});
+  }
   return comms;
 }
 
@@ -59,9 +75,19 @@ StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* ev
   sg4::Engine engine(&argc, argv);
   configure_engine(scenario.simgrid);
 
+  SymmetryFold own_fold;
+  const SymmetryFold* fold = setup.fold;
+  if (fold == nullptr) {
+    own_fold = setup.fold_symmetric_ranks ? find_symmetry_fold(setup) : refused_fold("symmetry: simulate");
+    fold = &own_fold;
+  }
+  // Folded: only the first block's GPUs run; every other takes its representative's trace.
+  const int simulated = fold->folded() ? fold->block_ranks : p;
+
   SimgridPlatformSpec spec;
   spec.gpu_speed_flop_per_s = setup.gpu_speed_flop_per_s;
   spec.routes = setup.routes;
+  spec.fold = fold;
   const SimgridPlatform platform = build_simgrid_platform(setup.topology, spec);
 
   // Gradient and parameter streams run concurrently over the same ranks (ZeRO-3 prefetch next to
@@ -73,7 +99,7 @@ StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* ev
     const auto s = static_cast<std::size_t>(which);
     for (const StepProgram& program : setup.programs)
       if (program.submitted[s] > 0) {
-        comms[s] = communicators_of(prefix, layouts, platform);
+        comms[s] = communicators_of(prefix, layouts, platform, *fold);
         return;
       }
   };
@@ -87,7 +113,7 @@ StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* ev
   StepTrace trace(static_cast<std::size_t>(p));
   if (events != nullptr)
     events->assign(static_cast<std::size_t>(p), RankEvents{});
-  for (int rank = 0; rank < p; ++rank) {
+  for (int rank = 0; rank < simulated; ++rank) {
     sg4::Host* host = platform.gpu_hosts[static_cast<std::size_t>(rank)];
     const std::string suffix = std::to_string(rank);
     const StepProgram& program = setup.program_of(rank);
@@ -112,10 +138,16 @@ StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* ev
   }
   engine.run();
 
-  for (int rank = 0; rank < p; ++rank)
+  for (int rank = 0; rank < simulated; ++rank)
     for (std::size_t s = 0; s < kStreamCount; ++s)
       if (const CommStream* stream = streams_of_rank[static_cast<std::size_t>(rank)][s])
         trace[static_cast<std::size_t>(rank)].streams[s] = {true, stream->busy_s(), stream->counters().bytes_sent};
+  for (int rank = simulated; rank < p; ++rank) {
+    const auto representative = static_cast<std::size_t>(fold->representative(rank));
+    trace[static_cast<std::size_t>(rank)] = trace[representative];
+    if (events != nullptr)
+      (*events)[static_cast<std::size_t>(rank)] = (*events)[representative];
+  }
   return trace;
 }
 

@@ -48,11 +48,30 @@ SimgridPlatform build_simgrid_platform(const TopologyGraph& topology, const Simg
     throw std::logic_error("build_simgrid_platform: one speed per GPU expected");
   auto* zone = sg4::create_full_zone("cluster");
   SimgridPlatform platform;
+  LinkFactory links(zone, topology);
+  if (spec.fold != nullptr && spec.fold->folded()) {
+    const auto block = static_cast<std::size_t>(spec.fold->block_ranks);
+    for (std::size_t rank = 0; rank < gpus; ++rank)
+      platform.gpu_hosts.push_back(rank < block ? zone->create_host(topology.graph[topology.gpu_vertices[rank]].name,
+                                                                    spec.gpu_speed_flop_per_s[rank])
+                                                      ->seal()
+                                                : platform.gpu_hosts[rank % block]);
+    for (const FoldedRoute& folded : spec.fold->routes) {
+      std::vector<sg4::LinkInRoute> route;
+      route.reserve(folded.hops.size());
+      for (const RouteHop& hop : folded.hops)
+        route.emplace_back(links.link(hop));
+      zone->add_route(platform.gpu_hosts[static_cast<std::size_t>(folded.src_rank)]->get_netpoint(),
+                      platform.gpu_hosts[static_cast<std::size_t>(folded.dst_rank)]->get_netpoint(), nullptr, nullptr,
+                      route, false);
+    }
+    zone->seal();
+    return platform;
+  }
   for (std::size_t rank = 0; rank < gpus; ++rank)
     platform.gpu_hosts.push_back(
         zone->create_host(topology.graph[topology.gpu_vertices[rank]].name, spec.gpu_speed_flop_per_s[rank])->seal());
 
-  LinkFactory links(zone, topology);
   std::map<int, std::set<int>> destinations; // by source: one graph search per source
   for (const auto& [src, dst] : spec.routes)
     if (src != dst)

@@ -46,8 +46,9 @@ bool runs_halving_doubling(const std::set<std::pair<CollectiveOp, double>>& coll
   return false;
 }
 
-/// The ordered pairs every collective of the step sends on, so the platform has their routes.
-std::vector<std::pair<int, int>> routes_of(const StepSetup& setup)
+/// The ordered pairs every collective of the step sends on, so the platform has their routes;
+/// `halving_doubling_across_nodes` set when some of them are butterfly partners on different nodes.
+std::vector<std::pair<int, int>> routes_of(const StepSetup& setup, bool& halving_doubling_across_nodes)
 {
   const auto dp = collectives_on(setup.programs, {Stream::Gradients, Stream::Parameters});
   const auto tp = collectives_on(setup.programs, {Stream::TensorParallel});
@@ -55,9 +56,12 @@ std::vector<std::pair<int, int>> routes_of(const StepSetup& setup)
   std::vector<std::pair<int, int>> routes;
   auto add = [&](const std::vector<CommunicatorLayout>& layouts, const std::set<std::pair<CollectiveOp, double>>& used,
                  model::CollectiveAlgorithm requested) {
-    for (const auto& layout : layouts)
-      for (const auto& pair : layout.route_pairs(runs_halving_doubling(used, requested, layout)))
+    for (const auto& layout : layouts) {
+      const bool butterfly = runs_halving_doubling(used, requested, layout);
+      halving_doubling_across_nodes = halving_doubling_across_nodes || (butterfly && layout.locals.size() > 1);
+      for (const auto& pair : layout.route_pairs(butterfly))
         routes.push_back(pair);
+    }
   };
   add(setup.dp_layouts, dp, setup.scenario->collective);
   add(setup.tp_layouts, tp, model::CollectiveAlgorithm::Auto);
@@ -117,7 +121,8 @@ StepSetup::StepSetup(const model::ResolvedScenario& resolved)
       programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision, share));
     program_of_rank.push_back(it->second);
   }
-  routes = routes_of(*this);
+  routes = routes_of(*this, halving_doubling_across_nodes);
+  fold_symmetric_ranks = scenario.fold_symmetric_ranks;
 }
 
 } // namespace gpuscale::engine

@@ -15,6 +15,8 @@
 
 namespace gpuscale::engine {
 
+struct SymmetryFold;
+
 /// The groups a stream talks to and the algorithm it requests.
 struct StreamGroups {
   const std::vector<std::vector<int>>* groups = nullptr; ///< member GPU ranks of each group
@@ -40,6 +42,14 @@ struct StepSetup {
   std::vector<std::size_t> program_of_rank;
   std::vector<double> gpu_speed_flop_per_s;  ///< per rank: peak x compute efficiency
   std::vector<std::pair<int, int>> routes;   ///< (src, dst) GPU-rank pairs the collectives send on
+  /// Some collective runs halving-doubling over GPUs of several nodes (routes holds its partners).
+  bool halving_doubling_across_nodes = false;
+  /// SimGrid runs may simulate one block of symmetric nodes for all (SymmetryFold.hpp); from the
+  /// scenario, false to simulate every GPU.
+  bool fold_symmetric_ranks = true;
+  /// The fold found for this setup, when the caller looked for it once for several runs; null: the
+  /// executor looks for it itself.
+  const SymmetryFold* fold = nullptr;
 
   int gpus() const { return static_cast<int>(program_of_rank.size()); }
   const StepProgram& program_of(int rank) const { return programs[program_of_rank[static_cast<std::size_t>(rank)]]; }

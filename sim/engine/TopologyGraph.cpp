@@ -264,6 +264,57 @@ std::vector<std::vector<RouteHop>> TopologyGraph::routes_from(int src_rank, cons
   return routes;
 }
 
+bool TopologyGraph::shortest_routes_unique(int src_rank, const std::vector<int>& dst_ranks) const
+{
+  // Breadth-first search counting shortest routes (saturated at 2), up to the farthest destination's
+  // distance; a vertex's count is final once every vertex one hop closer has been expanded.
+  const Vertex src = gpu_vertices.at(static_cast<std::size_t>(src_rank));
+  const std::size_t n = boost::num_vertices(graph);
+  constexpr int kUnreached = -1;
+  std::vector<int> distance(n, kUnreached);
+  std::vector<int> routes(n, 0);
+  std::size_t missing = 0;
+  std::vector<bool> wanted(n, false);
+  for (int dst_rank : dst_ranks) {
+    const Vertex dst = gpu_vertices.at(static_cast<std::size_t>(dst_rank));
+    if (dst != src && !wanted[dst]) {
+      wanted[dst] = true;
+      ++missing;
+    }
+  }
+  int farthest = std::numeric_limits<int>::max();
+  std::deque<Vertex> queue{src};
+  distance[src] = 0;
+  routes[src] = 1;
+  while (!queue.empty()) {
+    const Vertex u = queue.front();
+    queue.pop_front();
+    if (distance[u] >= farthest)
+      break;
+    if (u != src && graph[u].kind == VertexKind::Gpu)
+      continue;
+    for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
+      const Vertex v = boost::target(*it, graph);
+      if (distance[v] == kUnreached) {
+        distance[v] = distance[u] + 1;
+        queue.push_back(v);
+        if (wanted[v] && --missing == 0)
+          farthest = distance[v];
+      }
+      if (distance[v] == distance[u] + 1)
+        routes[v] = std::min(2, routes[v] + routes[u]);
+    }
+  }
+  if (missing > 0)
+    return false;
+  for (int dst_rank : dst_ranks) {
+    const Vertex dst = gpu_vertices.at(static_cast<std::size_t>(dst_rank));
+    if (dst != src && routes[dst] != 1)
+      return false;
+  }
+  return true;
+}
+
 TopologyGraph build_topology(const model::Platform& platform, int gpus)
 {
   TopologyGraph topology;

@@ -83,6 +83,10 @@ struct TopologyGraph {
   std::vector<RouteHop> route(int src_rank, int dst_rank) const;
   /// The routes from `src_rank` to each of `dst_ranks`, from one breadth-first search.
   std::vector<std::vector<RouteHop>> routes_from(int src_rank, const std::vector<int>& dst_ranks) const;
+  /// Whether each route routes_from gives from `src_rank` to `dst_ranks` is the only shortest one
+  /// (same rule: never through another GPU), so that no tie-break chose it: a graph automorphism
+  /// then maps it onto the route between the images (SymmetryFold.hpp).
+  bool shortest_routes_unique(int src_rank, const std::vector<int>& dst_ranks) const;
 };
 
 /// Builds the graph of the first `gpus` GPUs (all if `gpus` <= 0) and of the nodes that hold them.

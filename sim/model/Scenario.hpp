@@ -133,6 +133,9 @@ struct Scenario {
   /// micro-batches) are simulated a few units long and extended by their period once the events
   /// show it is reached (engine/SteadyStateRun.hpp); `simulate`: every unit is simulated.
   bool extend_steady_state = true;
+  /// `symmetry: fold` (default): on SimGrid, a step whose nodes a shift maps onto themselves
+  /// simulates one block of nodes for all (engine/SymmetryFold.hpp); `simulate`: every GPU.
+  bool fold_symmetric_ranks = true;
   std::string convergence_path; ///< "": <workload dir>/convergence/<benchmark>.yaml if it exists
   /// `network_calibration:` (resolved path; "": none): a calibration file whose network: and
   /// collective: values replace the committed calibration's (ScenarioInputs::network_calibration).

@@ -56,4 +56,17 @@ struct Communicator {
 Communicator make_communicator(const std::string& name, const CommunicatorLayout& layout,
                                const std::vector<simgrid::s4u::Host*>& gpu_hosts);
 
+/// Where the ring inboxes of a folded run are (SymmetryFold.hpp): a GPU's inbox is its
+/// representative's, named by stream and GPU so that every group of the stream that holds the
+/// representative resolves to the same mailbox.
+struct FoldedMailboxes {
+  std::string stream;             ///< unique per stream ("dp-grad", "tp", ...)
+  std::vector<int> representative; ///< by global GPU rank: the simulated GPU whose inbox it uses
+};
+
+/// The same, for a folded run: inboxes by `mailboxes`, route latencies only for simulated members
+/// (the others run no actor).
+Communicator make_communicator(const std::string& name, const CommunicatorLayout& layout,
+                               const std::vector<simgrid::s4u::Host*>& gpu_hosts, const FoldedMailboxes& mailboxes);
+
 } // namespace gpuscale::engine
