@@ -7,6 +7,7 @@
 #include "sim/engine/RepeatedUnits.hpp"
 #include "sim/engine/SteadyStateRun.hpp"
 #include "tests/support/SyntheticPlatforms.hpp"
+#include "tests/support/SameResult.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -37,18 +38,6 @@ StepProgram prefetching_program(int units)
   return p;
 }
 
-/// Every field of two results equal to `relative`.
-void check_same(const engine::IterationResult& a, const engine::IterationResult& b, double relative)
-{
-  CHECK(a.iteration_time_s == Approx(b.iteration_time_s).epsilon(relative));
-  CHECK(a.compute_time_s == Approx(b.compute_time_s).epsilon(relative));
-  CHECK(a.comm_time_s == Approx(b.comm_time_s).epsilon(relative));
-  CHECK(a.exposed_comm_s == Approx(b.exposed_comm_s).epsilon(relative).margin(1e-15));
-  CHECK(a.bytes_sent_per_gpu == Approx(b.bytes_sent_per_gpu).epsilon(relative));
-  CHECK(a.dp_bytes_sent_per_gpu == Approx(b.dp_bytes_sent_per_gpu).epsilon(relative));
-  CHECK(a.samples_per_s == Approx(b.samples_per_s).epsilon(relative));
-  CHECK(a.collective_used == b.collective_used);
-}
 
 /// The scenario simulated whole and extended, each in its own process.
 struct WholeAndExtended {
@@ -73,7 +62,7 @@ void check_extended_equals_whole(const model::ResolvedScenario& s)
   INFO(both.extended.step_simulation);
   CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
   CHECK(both.whole.step_simulation == "whole step simulated");
-  check_same(both.extended, both.whole, 1e-9);
+  testing::check_same_result(both.extended, both.whole, 1e-9);
 }
 
 } // namespace
@@ -290,6 +279,6 @@ TEST_CASE("engine steady-state extension does not try runs whose collectives fal
       CHECK(both.extended.step_simulation.rfind("steady state:", 0) == 0);
     else
       CHECK(both.extended.step_simulation == "whole step simulated");
-    check_same(both.extended, both.whole, 1e-9);
+    testing::check_same_result(both.extended, both.whole, 1e-9);
   }
 }

@@ -7,6 +7,7 @@
 #include "sim/config/ScenarioReader.hpp"
 #include "sim/engine/IterationSimulator.hpp"
 #include "tests/support/SyntheticPlatforms.hpp"
+#include "tests/support/SameResult.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -37,17 +38,10 @@ model::ResolvedScenario shipped(const std::string& platform, const std::string& 
 const std::string kZero3 = "  zero_stage: 3\n  activation_checkpointing: true\n  collective: auto\n";
 const std::string kDdp = "  zero_stage: 0\n  collective: auto\n";
 
-/// Every figure of the two results equal to `relative`.
+/// The same step (testing::check_same_result) simulated the same way (the steady-state extension's record).
 void check_same(const engine::IterationResult& a, const engine::IterationResult& b, double relative)
 {
-  CHECK(a.iteration_time_s == Approx(b.iteration_time_s).epsilon(relative));
-  CHECK(a.compute_time_s == Approx(b.compute_time_s).epsilon(relative));
-  CHECK(a.comm_time_s == Approx(b.comm_time_s).epsilon(relative));
-  CHECK(a.exposed_comm_s == Approx(b.exposed_comm_s).epsilon(relative).margin(1e-15));
-  CHECK(a.bytes_sent_per_gpu == Approx(b.bytes_sent_per_gpu).epsilon(relative));
-  CHECK(a.dp_bytes_sent_per_gpu == Approx(b.dp_bytes_sent_per_gpu).epsilon(relative));
-  CHECK(a.samples_per_s == Approx(b.samples_per_s).epsilon(relative));
-  CHECK(a.collective_used == b.collective_used);
+  testing::check_same_result(a, b, relative);
   CHECK(a.step_simulation == b.step_simulation);
 }
 
