@@ -77,9 +77,8 @@ IterationResult simulate_iteration(const model::ResolvedScenario& resolved, mode
 {
   StepSetup setup(resolved);
   // Looked for once, for the steady state's tries and the final run alike.
-  const SymmetryFold fold = executor != model::StepExecutorKind::Simgrid ? refused_fold("analytical executor")
-                            : setup.fold_symmetric_ranks                  ? find_symmetry_fold(setup)
-                                                                          : refused_fold("symmetry: simulate");
+  const SymmetryFold fold = executor == model::StepExecutorKind::Simgrid ? find_symmetry_fold(setup)
+                                                                         : refused_fold("analytical executor");
   setup.fold = &fold;
   if (executor == model::StepExecutorKind::Simgrid && resolved.scenario.extend_steady_state) {
     SteadyStateReport report;

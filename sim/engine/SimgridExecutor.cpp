@@ -78,7 +78,7 @@ StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* ev
   SymmetryFold own_fold;
   const SymmetryFold* fold = setup.fold;
   if (fold == nullptr) {
-    own_fold = setup.fold_symmetric_ranks ? find_symmetry_fold(setup) : refused_fold("symmetry: simulate");
+    own_fold = find_symmetry_fold(setup);
     fold = &own_fold;
   }
   // Folded: only the first block's GPUs run; every other takes its representative's trace.

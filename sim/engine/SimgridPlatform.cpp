@@ -49,44 +49,36 @@ SimgridPlatform build_simgrid_platform(const TopologyGraph& topology, const Simg
   auto* zone = sg4::create_full_zone("cluster");
   SimgridPlatform platform;
   LinkFactory links(zone, topology);
-  if (spec.fold != nullptr && spec.fold->folded()) {
-    const auto block = static_cast<std::size_t>(spec.fold->block_ranks);
-    for (std::size_t rank = 0; rank < gpus; ++rank)
-      platform.gpu_hosts.push_back(rank < block ? zone->create_host(topology.graph[topology.gpu_vertices[rank]].name,
-                                                                    spec.gpu_speed_flop_per_s[rank])
-                                                      ->seal()
-                                                : platform.gpu_hosts[rank % block]);
-    for (const FoldedRoute& folded : spec.fold->routes) {
-      std::vector<sg4::LinkInRoute> route;
-      route.reserve(folded.hops.size());
-      for (const RouteHop& hop : folded.hops)
-        route.emplace_back(links.link(hop));
-      zone->add_route(platform.gpu_hosts[static_cast<std::size_t>(folded.src_rank)]->get_netpoint(),
-                      platform.gpu_hosts[static_cast<std::size_t>(folded.dst_rank)]->get_netpoint(), nullptr, nullptr,
-                      route, false);
-    }
-    zone->seal();
-    return platform;
-  }
+  // Folded (SymmetryFold.hpp): hosts for the block's GPUs only; every other rank names its
+  // representative's host, and the routes are the quotient's.
+  const bool folded = spec.fold != nullptr && spec.fold->folded();
+  const std::size_t block = folded ? static_cast<std::size_t>(spec.fold->block_ranks) : gpus;
   for (std::size_t rank = 0; rank < gpus; ++rank)
-    platform.gpu_hosts.push_back(
-        zone->create_host(topology.graph[topology.gpu_vertices[rank]].name, spec.gpu_speed_flop_per_s[rank])->seal());
-
-  std::map<int, std::set<int>> destinations; // by source: one graph search per source
-  for (const auto& [src, dst] : spec.routes)
-    if (src != dst)
-      destinations[src].insert(dst);
-  for (const auto& [src, dst_set] : destinations) {
-    const std::vector<int> dsts(dst_set.begin(), dst_set.end());
-    const auto routes = topology.routes_from(src, dsts);
-    for (std::size_t i = 0; i < dsts.size(); ++i) {
-      std::vector<sg4::LinkInRoute> route;
-      route.reserve(routes[i].size());
-      for (const RouteHop& hop : routes[i])
-        route.emplace_back(links.link(hop));
-      zone->add_route(platform.gpu_hosts[static_cast<std::size_t>(src)]->get_netpoint(),
-                      platform.gpu_hosts[static_cast<std::size_t>(dsts[i])]->get_netpoint(), nullptr, nullptr, route,
-                      false);
+    platform.gpu_hosts.push_back(rank < block ? zone->create_host(topology.graph[topology.gpu_vertices[rank]].name,
+                                                                  spec.gpu_speed_flop_per_s[rank])
+                                                    ->seal()
+                                              : platform.gpu_hosts[rank % block]);
+  const auto add_route = [&](int src, int dst, const std::vector<RouteHop>& hops) {
+    std::vector<sg4::LinkInRoute> route;
+    route.reserve(hops.size());
+    for (const RouteHop& hop : hops)
+      route.emplace_back(links.link(hop));
+    zone->add_route(platform.gpu_hosts[static_cast<std::size_t>(src)]->get_netpoint(),
+                    platform.gpu_hosts[static_cast<std::size_t>(dst)]->get_netpoint(), nullptr, nullptr, route, false);
+  };
+  if (folded) {
+    for (const FoldedRoute& route : spec.fold->routes)
+      add_route(route.src_rank, route.dst_rank, route.hops);
+  } else {
+    std::map<int, std::set<int>> destinations; // by source: one graph search per source
+    for (const auto& [src, dst] : spec.routes)
+      if (src != dst)
+        destinations[src].insert(dst);
+    for (const auto& [src, dst_set] : destinations) {
+      const std::vector<int> dsts(dst_set.begin(), dst_set.end());
+      const auto routes = topology.routes_from(src, dsts);
+      for (std::size_t i = 0; i < dsts.size(); ++i)
+        add_route(src, dsts[i], routes[i]);
     }
   }
   zone->seal();

@@ -122,7 +122,6 @@ StepSetup::StepSetup(const model::ResolvedScenario& resolved)
     program_of_rank.push_back(it->second);
   }
   routes = routes_of(*this, halving_doubling_across_nodes);
-  fold_symmetric_ranks = scenario.fold_symmetric_ranks;
 }
 
 } // namespace gpuscale::engine

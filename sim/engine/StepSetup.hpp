@@ -44,9 +44,6 @@ struct StepSetup {
   std::vector<std::pair<int, int>> routes;   ///< (src, dst) GPU-rank pairs the collectives send on
   /// Some collective runs halving-doubling over GPUs of several nodes (routes holds its partners).
   bool halving_doubling_across_nodes = false;
-  /// SimGrid runs may simulate one block of symmetric nodes for all (SymmetryFold.hpp); from the
-  /// scenario, false to simulate every GPU.
-  bool fold_symmetric_ranks = true;
   /// The fold found for this setup, when the caller looked for it once for several runs; null: the
   /// executor looks for it itself.
   const SymmetryFold* fold = nullptr;

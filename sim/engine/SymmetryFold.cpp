@@ -38,20 +38,6 @@ NodeVertices node_vertices_of(const TopologyGraph& topology)
   return out;
 }
 
-bool same_costs(const CollectiveCosts& a, const CollectiveCosts& b)
-{
-  return a.fixed_s == b.fixed_s && a.simple_step_s == b.simple_step_s && a.nvls_wire_factor == b.nvls_wire_factor &&
-         a.local_rate_Bps == b.local_rate_Bps && a.cross_rate_Bps == b.cross_rate_Bps &&
-         a.local_latency_s == b.local_latency_s && a.cross_latency_s == b.cross_latency_s;
-}
-
-bool same_shape(const CommunicatorShape& a, const CommunicatorShape& b)
-{
-  return a.size == b.size && a.hierarchical == b.hierarchical && a.per_node == b.per_node && a.nodes == b.nodes &&
-         a.in_switch_reduction == b.in_switch_reduction && a.in_network_reduction == b.in_network_reduction &&
-         same_costs(a.costs, b.costs);
-}
-
 /// For each communicator rank of a layout, its (group, index) in `groups` (locals or crosses).
 std::vector<std::pair<int, int>> positions_in(const std::vector<RingGroup>& groups, int size)
 {
@@ -213,7 +199,7 @@ private:
         continue;
       const CommunicatorLayout& a = layouts[static_cast<std::size_t>(g)];
       const CommunicatorLayout& b = layouts[static_cast<std::size_t>(h)];
-      if (!same_shape(a.shape(), b.shape()))
+      if (a.shape() != b.shape())
         return refusal;
       // Inside one node a group may run halving-doubling, whose partners are by member index.
       if (a.locals.size() == 1 && m != n)
@@ -280,7 +266,7 @@ private:
     RouteHop h = hop;
     for (int j = 1; j <= copies_; ++j) {
       h = image_of(h);
-      const bool back = h.edge_id == hop.edge_id && h.forward == hop.forward;
+      const bool back = h == hop;
       if (back != (j == copies_))
         return std::nullopt;
       if (std::tie(h.edge_id, h.forward) < std::tie(best.edge_id, best.forward))
@@ -311,20 +297,13 @@ private:
           const auto rep = representative_of(hop);
           if (!rep)
             return "the shift leaves a crossed link in place";
-          for (const RouteHop& seen : hops)
-            if (seen.edge_id == rep->edge_id && seen.forward == rep->forward)
-              return "a route crosses two links of one orbit";
+          if (std::find(hops.begin(), hops.end(), *rep) != hops.end())
+            return "a route crosses two links of one orbit";
           hops.push_back(*rep);
         }
         const auto [it, inserted] = folded.try_emplace({src, dst}, hops);
-        if (!inserted) {
-          const bool same = it->second.size() == hops.size() &&
-                            std::equal(hops.begin(), hops.end(), it->second.begin(), [](const RouteHop& x, const RouteHop& y) {
-                              return x.edge_id == y.edge_id && x.forward == y.forward;
-                            });
-          if (!same)
-            return "two routes fold onto one pair of GPUs";
-        }
+        if (!inserted && it->second != hops)
+          return "two routes fold onto one pair of GPUs";
       }
     }
     for (auto& [pair, hops] : folded)
@@ -361,6 +340,8 @@ SymmetryFold refused_fold(std::string reason)
 
 SymmetryFold find_symmetry_fold(const StepSetup& setup)
 {
+  if (!setup.scenario->fold_symmetric_ranks)
+    return refused_fold("symmetry: simulate");
   const TopologyGraph& topology = setup.topology;
   const int node_count = static_cast<int>(topology.nodes.size());
   if (node_count < 2)

@@ -57,7 +57,7 @@ struct SymmetryFold {
 };
 
 /// The smallest block of whole nodes whose shift is a proven symmetry of `setup`'s step, with the
-/// quotient's routes; or a refusal.
+/// quotient's routes; or a refusal (also when the scenario says `symmetry: simulate`).
 SymmetryFold find_symmetry_fold(const StepSetup& setup);
 
 /// A fold that was not tried (`reason`).

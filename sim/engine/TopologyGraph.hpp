@@ -54,6 +54,8 @@ using Edge = TopologyGraphType::edge_descriptor;
 struct RouteHop {
   std::size_t edge_id = 0;
   bool forward = true; ///< true when crossed from end_a to end_b
+
+  bool operator==(const RouteHop&) const = default;
 };
 
 /// What the collectives need to know of a node's wiring (line rates; fractions apply on top).

@@ -8,6 +8,7 @@
 #include "sim/config/WorkloadReader.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/ScenarioResolution.hpp"
+#include "sim/model/ZeroStage.hpp"
 
 #include <stdexcept>
 
@@ -58,9 +59,9 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, m
   choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node, accumulation_steps);
   // NVIDIA's submissions capture their training step in CUDA graphs; every other submitter's are
   // assumed to as well (no system description says), so every MLPerf calibration and predict
-  // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule") -- except a ZeRO-3 layout
-  // (DeepSpeed's submissions), whose per-module gathers from host-side hooks no graph can capture.
-  s.cuda_graph = s.zero_stage != 3;
+  // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule") -- except where the ZeRO stage
+  // forbids it (DeepSpeed's ZeRO-3 submissions: per-module gathers from host-side hooks).
+  s.cuda_graph = model::allows_cuda_graph(s.zero());
   s.software_date = software_date;
   model::ScenarioInputs options;
   options.host_costs = &host_costs_;

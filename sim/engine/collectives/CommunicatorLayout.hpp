@@ -44,6 +44,8 @@ struct CollectiveCosts {
   double cross_rate_Bps = 0;   ///< one rank's usable share of its node's NICs
   double local_latency_s = 0;  ///< route latency from a GPU to another of its node
   double cross_latency_s = 0;  ///< route latency from a GPU to the same-position GPU of another node
+
+  bool operator==(const CollectiveCosts&) const = default;
 };
 
 /// What choosing and planning a collective needs to know of its communicator: shared by the SimGrid
@@ -56,6 +58,8 @@ struct CommunicatorShape {
   bool in_switch_reduction = false;
   bool in_network_reduction = false;
   CollectiveCosts costs;
+
+  bool operator==(const CommunicatorShape&) const = default;
 };
 
 struct CommunicatorLayout {
