@@ -54,14 +54,27 @@ std::vector<double> prior_weights(const ParameterSpace& space)
   return weights;
 }
 
-/// Sum of squared log residuals of every used case, plus the overheads' prior.
+/// Pseudo-Huber loss of one log residual, 2 c^2 (sqrt(1 + (r/c)^2) - 1) written without the
+/// cancellation: r^2 for |r| well below c = kRobustLogScale, growing like 2 c |r| beyond it.
+double robust_loss(double r)
+{
+  const double u = r / kRobustLogScale;
+  return 2 * r * r / (std::sqrt(1 + u * u) + 1);
+}
+
+/// The weight iteratively reweighted least squares gives a residual at the robust loss's minimum:
+/// rho'(r) / (2 r).
+double robust_weight(double r)
+{
+  return 1 / std::sqrt(1 + (r / kRobustLogScale) * (r / kRobustLogScale));
+}
+
+/// Robust loss of the log residuals of every used case, plus the overheads' prior.
 double global_sum(const Problem& p, const std::vector<double>& x)
 {
   double sum = 0;
-  for (std::size_t i = 0; i < p.used.size(); ++i) {
-    const double r = residual(p, i, x);
-    sum += r * r;
-  }
+  for (std::size_t i = 0; i < p.used.size(); ++i)
+    sum += robust_loss(residual(p, i, x));
   for (std::size_t j = 0; j < x.size() && j < p.prior_weight.size(); ++j)
     sum += p.prior_weight[j] * x[j] * x[j];
   return sum;
@@ -262,10 +275,13 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
   const std::size_t n = params.size();
   const std::size_t m = p.used.size();
   std::vector<std::vector<double>> jacobian(m, std::vector<double>(n, 0));
-  double rss = 0;
+  double rss = 0, weighted_rss = 0;
+  std::vector<double> weight(m, 1.0);
   for (std::size_t i = 0; i < m; ++i) {
     const double r = residual(p, i, result.x);
     rss += r * r;
+    weight[i] = robust_weight(r);
+    weighted_rss += weight[i] * r * r;
   }
   std::vector<int> dependent(n, 0);
   for (std::size_t j = 0; j < n; ++j) {
@@ -283,13 +299,13 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = 0; b < n; ++b)
       for (std::size_t i = 0; i < m; ++i)
-        jtj[a][b] += jacobian[i][a] * jacobian[i][b];
+        jtj[a][b] += weight[i] * jacobian[i][a] * jacobian[i][b];
   for (std::size_t j = 0; j < n; ++j) // the prior's information (MAP covariance)
     if (dependent[j] > 0)
       jtj[j][j] += p.prior_weight[j];
   const auto covariance = inverse_spd(jtj);
   const double dof = m > n ? static_cast<double>(m - n) : 1.0;
-  const double sigma2 = rss / dof;
+  const double sigma2 = weighted_rss / dof;
   result.rms_log_error = m > 0 ? std::sqrt(rss / static_cast<double>(m)) : 0.0;
   for (std::size_t j = 0; j < n; ++j) {
     FittedParameter& f = result.parameters[j];
