@@ -62,13 +62,6 @@ double robust_loss(double r)
   return 2 * r * r / (std::sqrt(1 + u * u) + 1);
 }
 
-/// The weight iteratively reweighted least squares gives a residual at the robust loss's minimum:
-/// rho'(r) / (2 r).
-double robust_weight(double r)
-{
-  return 1 / std::sqrt(1 + (r / kRobustLogScale) * (r / kRobustLogScale));
-}
-
 /// Robust loss of the log residuals of every used case, plus the overheads' prior.
 double global_sum(const Problem& p, const std::vector<double>& x)
 {
@@ -353,6 +346,12 @@ void add_uncertainties(const Problem& p, CalibrationFitResult& result)
 }
 
 } // namespace
+
+double robust_weight(double log_residual)
+{
+  const double u = log_residual / kRobustLogScale;
+  return 1 / std::sqrt(1 + u * u);
+}
 
 double prior_sd(const ParameterSpace::Parameter& p)
 {

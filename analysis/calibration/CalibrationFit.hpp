@@ -31,6 +31,15 @@
 
 namespace gpuscale::analysis {
 
+/// The weight the robust loss gives a result of log error `log_residual` relative to squared errors,
+/// rho'(r) / (2 r) = 1 / sqrt(1 + (r/c)^2): 1 within kRobustLogScale, 1/4 at about 21 %. It is the
+/// weight of iteratively reweighted least squares and of the Gauss-Newton covariance.
+double robust_weight(double log_residual);
+
+/// Below this robust weight a result counts as an outlier of the fit (`calibrate` lists them): a log
+/// error beyond sqrt(15) kRobustLogScale, about 21 %.
+inline constexpr double kOutlierWeight = 0.25;
+
 /// Prior scale of overhead[benchmark], seconds per run.
 inline constexpr double kRunOverheadPriorSd_s = 10.0;
 /// Prior scale of step_overhead[benchmark], seconds per step.

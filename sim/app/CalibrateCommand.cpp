@@ -139,6 +139,23 @@ void run_calibrate(const CalibrateOptions& options)
   fmt::print("\n{}", format_parameter_table(calibration));
   fmt::print("\nfit        rms log error {:.4f}; APE median {:.1f} %, mean {:.1f} %, p90 {:.1f} % ({} evaluations)\n",
              fit.rms_log_error, fit_errors.median_pct, fit_errors.mean_pct, fit_errors.p90_pct, fit.evaluations);
+  // What the robust loss discounts is reported, never dropped silently: the results the model does not
+  // describe (a software stack far from the others', a layout the logs do not state).
+  std::vector<std::string> outliers;
+  for (const auto& c : set.cases) {
+    const double log_error = std::log(space.predict_s(c, fit.x) / c.actual_s);
+    if (analysis::robust_weight(log_error) < analysis::kOutlierWeight)
+      outliers.push_back(fmt::format("  {}/{}/{} {} x{}: {:+.1f} %", c.round, c.submitter, c.system,
+                                     model::to_string(c.benchmark), c.accelerators, 100 * std::expm1(log_error)));
+  }
+  const double outlier_factor =
+      std::exp(analysis::kRobustLogScale * std::sqrt(1 / (analysis::kOutlierWeight * analysis::kOutlierWeight) - 1));
+  fmt::print("outliers   {} of {} results off by more than a factor {:.2f} either way in the fit, weighing under {:.0f} % "
+             "of a squared error's pull (robust loss, docs/CALIBRATION.md){}\n",
+             outliers.size(), set.cases.size(), outlier_factor, 100 * analysis::kOutlierWeight,
+             outliers.empty() ? "" : ":");
+  for (const auto& line : outliers)
+    fmt::print("{}\n", line);
   fmt::print("LOSO       APE median {:.1f} %, mean {:.1f} %, p90 {:.1f} % (gpuscale validate for the details)\n",
              loso_errors.median_pct, loso_errors.mean_pct, loso_errors.p90_pct);
   fmt::print("surrogate  vs re-simulation at the fitted parameters: median {:.2f} %, max {:.2f} % ({} results)\n",

@@ -125,6 +125,14 @@ TEST_CASE("analysis::fit_calibration is not dragged by one result whose software
     CHECK(std::abs(std::log(space.predict_s(cases[i], fit.x) / cases[i].actual_s)) < 0.02);
   }
   CHECK(std::log(cases.back().actual_s / space.predict_s(cases.back(), fit.x)) > std::log(3.0) - 0.05);
+  // calibrate lists it as an outlier, and none of the eight: the robust weight is 1 at no error,
+  // 1/4 at sqrt(15) scales, and falls as 1/|r| beyond.
+  CHECK(analysis::robust_weight(0.0) == 1.0);
+  CHECK(analysis::robust_weight(-std::sqrt(15.0) * analysis::kRobustLogScale) == Approx(analysis::kOutlierWeight));
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const double log_error = std::log(space.predict_s(cases[i], fit.x) / cases[i].actual_s);
+    CHECK((analysis::robust_weight(log_error) < analysis::kOutlierWeight) == (i + 1 == cases.size()));
+  }
   CHECK(fit.parameters[static_cast<std::size_t>(space.index_of("generation.ampere"))].value ==
         Approx(0.8).epsilon(0.03));
 }
