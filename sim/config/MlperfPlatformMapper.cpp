@@ -56,6 +56,18 @@ bool scale_up_part(const model::GpuType& gpu)
   return gpu.intra_node_bw_Bps > kPcieGen5x16_Bps + 1.0;
 }
 
+/// Hosts per NVLink domain for a system of hosts that `domain` (a node type spanning several hosts)
+/// joins: the most whole hosts, up to the domain's, that divide the system's hosts evenly. NVIDIA's
+/// GB200 systems fill 64 of a rack's 72 GPUs where 72 does not divide the system (512 GPUs: 8 racks of
+/// 16 trays), which this rule gives.
+int domain_hosts(const model::NodeType& domain, const model::MlperfSystem& system)
+{
+  for (int hosts = std::min(domain.hosts, system.number_of_nodes); hosts > 1; --hosts)
+    if (system.number_of_nodes % hosts == 0)
+      return hosts;
+  return 1;
+}
+
 model::NodeType synthesise_node_type(const model::GpuType& gpu, int per_node, std::vector<std::string>& notes)
 {
   model::NodeType node;
@@ -138,41 +150,67 @@ MlperfPlatformMapping map_mlperf_system(const model::MlperfSystem& system, const
       mapping.base_node_type = name;
       break;
     }
+  // A description that counts the hosts of a rack-scale NVLink domain as its nodes (GB200 NVL72: 18
+  // compute trays of 4 GPUs) gets the domain as one node: the GPUs of one rack talk over NVLink, not
+  // over their trays' NICs.
+  int hosts_per_node = 1;
+  if (mapping.base_node_type.empty())
+    for (const auto& [name, candidate] : catalog.node_types)
+      if (candidate.gpu_type == gpu.name && candidate.hosts > 1 && candidate.gpus_per_node / candidate.hosts == per_node) {
+        hosts_per_node = domain_hosts(candidate, system);
+        node = candidate;
+        node.gpus_per_node = hosts_per_node * per_node;
+        node.hosts = hosts_per_node;
+        node.nic_count = candidate.nic_count * hosts_per_node / candidate.hosts;
+        mapping.base_node_type = name;
+        mapping.notes.push_back(
+            std::to_string(system.number_of_nodes) + " hosts of " + std::to_string(per_node) + " " + gpu.name +
+            " form " + std::to_string(system.number_of_nodes / hosts_per_node) + " NVLink domain(s) of " +
+            std::to_string(node.gpus_per_node) + " (catalog node type " + name + ", " + std::to_string(candidate.hosts) +
+            " hosts; a domain holds the most whole hosts, up to that, that divide the system evenly)");
+        break;
+      }
   if (mapping.base_node_type.empty())
     node = synthesise_node_type(gpu, per_node, mapping.notes);
 
   const StatedNics nics = parse_host_networking(system.host_networking);
   if (nics.count > 0) {
-    node.nic_count = nics.count;
+    node.nic_count = nics.count * hosts_per_node;
     node.nic_bw_Bps = nics.bandwidth_Bps;
   } else if (mapping.base_node_type.empty()) {
     mapping.notes.push_back("host_networking states no compute NICs: 1 x 100 Gb/s assumed");
   }
   if (system.host_processor_core_count > 0 && system.host_processors_per_node > 0) {
-    node.sockets = system.host_processors_per_node;
+    node.sockets = system.host_processors_per_node * hosts_per_node;
     node.cores_per_socket = system.host_processor_core_count;
     node.host_cpu = system.host_processor_model_name;
   }
-  mapping.node_type = mapping.base_node_type.empty() ? gpu.name + "-x" + std::to_string(per_node) : mapping.base_node_type;
+  if (mapping.base_node_type.empty())
+    mapping.node_type = gpu.name + "-x" + std::to_string(per_node);
+  else if (node.gpus_per_node != catalog.node_types.at(mapping.base_node_type).gpus_per_node)
+    mapping.node_type = mapping.base_node_type + "-" + std::to_string(node.gpus_per_node) + "gpu";
+  else
+    mapping.node_type = mapping.base_node_type;
   node.name = mapping.node_type;
+  const int nodes = system.number_of_nodes / hosts_per_node;
 
   model::Platform& platform = mapping.platform;
   platform.name = "mlperf-" + system.submitter + "-" + system.system_name;
   platform.description = "MLPerf system " + system.file;
   platform.gpu_types.emplace(gpu.name, gpu);
   platform.node_types.emplace(node.name, node);
-  platform.node_groups.push_back({node.name, system.number_of_nodes});
+  platform.node_groups.push_back({node.name, nodes});
   model::InterNodeFabric& fabric = platform.fabric;
   fabric.switch_latency_s = 0.5e-6;
-  if (system.number_of_nodes >= 2 && node.nic_count == per_node && gpu.vendor == "nvidia") {
+  if (nodes >= 2 && node.nic_count == node.gpus_per_node && gpu.vendor == "nvidia") {
     fabric.topology = model::FabricTopology::RailOptimized;
-  } else if (system.number_of_nodes > kSingleSwitchMaxNodes) {
+  } else if (nodes > kSingleSwitchMaxNodes) {
     fabric.topology = model::FabricTopology::FatTree;
     fabric.nodes_per_leaf = kSingleSwitchMaxNodes;
   } else {
     fabric.topology = model::FabricTopology::SingleSwitch;
   }
-  fabric.in_network_reduction = system.number_of_nodes >= 2 && nics.infiniband_with_sharp;
+  fabric.in_network_reduction = nodes >= 2 && nics.infiniband_with_sharp;
   if (fabric.in_network_reduction)
     mapping.notes.push_back("InfiniBand HDR/NDR/XDR compute fabric: SHARP in-network reduction unless the "
                             "calibration's declared choice sharp_on_infiniband says otherwise");

@@ -6,7 +6,10 @@
 /// lists the closest catalog entries; a CPU-only system (no accelerators) is an error saying it is excluded.
 ///
 /// Node type: the catalog node type of that accelerator with that many per node, if one exists;
-/// otherwise one synthesised from the accelerator's entry:
+/// else, when a catalog node type of that accelerator spans several hosts of that many (`hosts`: GB200
+/// NVL72, 18 trays of 4), that NVLink domain: the system's hosts are grouped into domains of the most
+/// whole hosts, up to the type's, that divide them evenly (72 GPUs: one rack; 512: 8 domains of 64),
+/// with the trays' NICs and cores added up; otherwise one synthesised from the accelerator's entry:
 ///   intra-node fabric  NVIDIA SXM / scale-up parts (intra_node_bandwidth above PCIe Gen5 x16's
 ///                      64 GB/s): NVSwitch with >= 8 per node, NVLink full mesh below; other vendors'
 ///                      OAM parts (Infinity Fabric, Gaudi RoCE, TPU ICI): full mesh; PCIe cards: PCIe.

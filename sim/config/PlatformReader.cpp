@@ -184,6 +184,10 @@ private:
                                  node.path_of("accelerator"), *gpu});
     }
     type.gpus_per_node = static_cast<int>(node.integer("accelerators_per_node", 1, 1024, Presence::Required).value_or(0));
+    type.hosts = static_cast<int>(node.integer("hosts", 1, 1024, Presence::Optional).value_or(1));
+    if (type.gpus_per_node > 0 && type.gpus_per_node % type.hosts != 0)
+      node.error("hosts", std::to_string(type.hosts) + " hosts do not share " + std::to_string(type.gpus_per_node) +
+                              " accelerators_per_node evenly");
     if (auto intra = node.child("intra_node", Presence::Required)) {
       MappingReader reader(*intra, node.file(), node.path_of("intra_node"), diagnostics_);
       if (auto fabric = reader.text("fabric", Presence::Required)) {

@@ -40,6 +40,9 @@ struct NodeType {
   std::string name;
   std::string gpu_type;
   int gpus_per_node = 0;
+  /// Hosts (servers, compute trays) the node's scale-up fabric spans: 1 for a server, 18 for a GB200
+  /// NVL72 rack, whose 72 GPUs in 18 trays of 4 share one NVLink domain. gpus_per_node is a multiple.
+  int hosts = 1;
   IntraNodeFabric fabric = IntraNodeFabric::NvSwitch;
   double intra_bw_Bps = 0;    ///< per GPU, per direction
   double intra_latency_s = 0; ///< one hop GPU -> fabric

@@ -55,6 +55,17 @@ with tempfile.TemporaryDirectory() as tmp:
                "llama2_70b_lora")
     check(b200.returncode == 0 and "predicted " in b200.stdout and "tp 4" in b200.stdout, b200.stdout + b200.stderr)
 
+    # The same GB200 NVL72 rack described as one node of 72 and as 18 trays of 4 (as MLPerf submissions
+    # count nodes): one NVLink domain either way, the same prediction.
+    rack_minutes = []
+    for name in ("hand_built_gb200_nvl72.json", "hand_built_gb200_nvl72_trays.json"):
+        rack = run("predict", "--system", os.path.join(data, name), "--benchmark", "stable_diffusion", "--format", "json")
+        check(rack.returncode == 0, name + ": " + rack.stderr)
+        if rack.returncode == 0:
+            rack_minutes.append(json.loads(rack.stdout)["predicted_minutes"])
+    check(len(rack_minutes) == 2 and abs(rack_minutes[0] - rack_minutes[1]) <= 1e-9 * rack_minutes[0],
+          "one rack, two descriptions: " + str(rack_minutes))
+
     unknown = os.path.join(data, "invalid_unknown_accelerator.json")
     failure = run("predict", "--system", unknown, "--benchmark", "bert")
     check(failure.returncode == 2, "unknown accelerator exits 2")

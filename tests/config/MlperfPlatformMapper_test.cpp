@@ -70,6 +70,38 @@ TEST_CASE("config::map_mlperf_system uses the catalog node type and a rail-optim
   CHECK(pcie.platform.node_types.at(pcie.node_type).nic_count == 1);
 }
 
+TEST_CASE("config::map_mlperf_system joins GB200 compute trays into the rack's NVLink domain", "[config]")
+{
+  // MLPerf describes a GB200 NVL72 rack as 18 nodes of 4 GPUs; its GPUs talk over one NVSwitch
+  // domain, not over the trays' NICs. 72 GPUs: one rack; 512 (128 trays): 8 domains of 16 trays, the
+  // most whole trays up to 18 that divide 128; 17 trays: one domain of 17.
+  const std::string nics = "Compute: 4x ConnectX-7 IB NDR 400Gb/s";
+  const auto rack = config::map_mlperf_system(system_of("NVIDIA GB200", 18, 4, nics), catalog());
+  CHECK(rack.base_node_type == "gb200-nvl72");
+  CHECK(rack.node_type == "gb200-nvl72");
+  CHECK(rack.platform.node_groups.front().count == 1);
+  const auto& domain = rack.platform.node_types.at(rack.node_type);
+  CHECK(domain.gpus_per_node == 72);
+  CHECK(domain.hosts == 18);
+  CHECK(domain.fabric == model::IntraNodeFabric::NvSwitch);
+  CHECK(domain.in_switch_reduction);
+  CHECK(domain.nic_count == 72); // 4 per tray, 18 trays
+  const auto racks = config::map_mlperf_system(system_of("NVIDIA GB200", 128, 4, nics), catalog());
+  CHECK(racks.platform.node_groups.front().count == 8);
+  CHECK(racks.platform.node_types.at(racks.node_type).gpus_per_node == 64);
+  CHECK(racks.platform.fabric.topology == model::FabricTopology::RailOptimized);
+  const auto odd = config::map_mlperf_system(system_of("NVIDIA GB200", 17, 4, nics), catalog());
+  CHECK(odd.platform.node_groups.front().count == 1);
+  CHECK(odd.platform.node_types.at(odd.node_type).gpus_per_node == 68);
+  // A description of the rack as one node of 72 is the catalog's node type as it stands.
+  const auto whole = config::map_mlperf_system(system_of("NVIDIA GB200", 1, 72, nics), catalog());
+  CHECK(whole.node_type == "gb200-nvl72");
+  // A server of 4 H100 is not half a DGX H100: only a node type spanning several hosts joins them.
+  const auto four = config::map_mlperf_system(system_of("NVIDIA H100-SXM5-80GB", 4, 4, nics), catalog());
+  CHECK(four.platform.node_groups.front().count == 4);
+  CHECK(four.platform.node_types.at(four.node_type).gpus_per_node == 4);
+}
+
 TEST_CASE("config::map_mlperf_system synthesises a node type the catalog lacks", "[config]")
 {
   const auto two = config::map_mlperf_system(system_of("NVIDIA H100-SXM5-80GB", 1, 2, ""), catalog());
