@@ -353,6 +353,11 @@ double robust_weight(double log_residual)
   return 1 / std::sqrt(1 + u * u);
 }
 
+double outlier_log_error()
+{
+  return kRobustLogScale * std::sqrt(1 / (kOutlierWeight * kOutlierWeight) - 1);
+}
+
 double prior_sd(const ParameterSpace::Parameter& p)
 {
   switch (p.group) { // optimiser coordinates (ParameterSpace::value_of): run overhead in minutes

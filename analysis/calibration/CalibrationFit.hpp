@@ -37,8 +37,11 @@ namespace gpuscale::analysis {
 double robust_weight(double log_residual);
 
 /// Below this robust weight a result counts as an outlier of the fit (`calibrate` lists them): a log
-/// error beyond sqrt(15) kRobustLogScale, about 21 %.
+/// error beyond outlier_log_error(), sqrt(15) kRobustLogScale, about 21 %.
 inline constexpr double kOutlierWeight = 0.25;
+
+/// The absolute log error at which robust_weight falls to kOutlierWeight.
+double outlier_log_error();
 
 /// Prior scale of overhead[benchmark], seconds per run.
 inline constexpr double kRunOverheadPriorSd_s = 10.0;

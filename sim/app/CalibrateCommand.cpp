@@ -101,12 +101,18 @@ void run_calibrate(const CalibrateOptions& options)
   const analysis::ParameterSpace space(set.cases);
   const auto fit = analysis::fit_calibration(space, set.cases);
   std::vector<double> in_sample, loso;
+  std::vector<std::string> outliers; // what the robust loss discounts is reported, never dropped silently
   const analysis::LeftOutSeconds left_out = analysis::left_out_s_by_mode(space, set.cases, fit.x);
   const auto& loso_s = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
   for (std::size_t i = 0; i < set.cases.size(); ++i) {
-    in_sample.push_back(
-        analysis::absolute_percentage_error(space.predict_s(set.cases[i], fit.x), set.cases[i].actual_s));
-    loso.push_back(analysis::absolute_percentage_error(loso_s[i], set.cases[i].actual_s));
+    const auto& c = set.cases[i];
+    const double predicted_s = space.predict_s(c, fit.x);
+    in_sample.push_back(analysis::absolute_percentage_error(predicted_s, c.actual_s));
+    loso.push_back(analysis::absolute_percentage_error(loso_s[i], c.actual_s));
+    if (std::abs(std::log(predicted_s / c.actual_s)) > analysis::outlier_log_error())
+      outliers.push_back(fmt::format("  {}/{}/{} {} x{}: {:+.1f} %", c.round, c.submitter, c.system,
+                                     model::to_string(c.benchmark), c.accelerators,
+                                     100 * (predicted_s / c.actual_s - 1)));
   }
 
   // The surrogate against the simulator at the fitted parameters.
@@ -139,20 +145,9 @@ void run_calibrate(const CalibrateOptions& options)
   fmt::print("\n{}", format_parameter_table(calibration));
   fmt::print("\nfit        rms log error {:.4f}; APE median {:.1f} %, mean {:.1f} %, p90 {:.1f} % ({} evaluations)\n",
              fit.rms_log_error, fit_errors.median_pct, fit_errors.mean_pct, fit_errors.p90_pct, fit.evaluations);
-  // What the robust loss discounts is reported, never dropped silently: the results the model does not
-  // describe (a software stack far from the others', a layout the logs do not state).
-  std::vector<std::string> outliers;
-  for (const auto& c : set.cases) {
-    const double log_error = std::log(space.predict_s(c, fit.x) / c.actual_s);
-    if (analysis::robust_weight(log_error) < analysis::kOutlierWeight)
-      outliers.push_back(fmt::format("  {}/{}/{} {} x{}: {:+.1f} %", c.round, c.submitter, c.system,
-                                     model::to_string(c.benchmark), c.accelerators, 100 * std::expm1(log_error)));
-  }
-  const double outlier_factor =
-      std::exp(analysis::kRobustLogScale * std::sqrt(1 / (analysis::kOutlierWeight * analysis::kOutlierWeight) - 1));
   fmt::print("outliers   {} of {} results off by more than a factor {:.2f} either way in the fit, weighing under {:.0f} % "
              "of a squared error's pull (robust loss, docs/CALIBRATION.md){}\n",
-             outliers.size(), set.cases.size(), outlier_factor, 100 * analysis::kOutlierWeight,
+             outliers.size(), set.cases.size(), std::exp(analysis::outlier_log_error()), 100 * analysis::kOutlierWeight,
              outliers.empty() ? "" : ":");
   for (const auto& line : outliers)
     fmt::print("{}\n", line);

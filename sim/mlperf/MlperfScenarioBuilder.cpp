@@ -56,7 +56,9 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, m
   s.workload_path = workload_path(benchmark);
   s.gpus = system.accelerators_total();
   s.global_batch_size = global_batch_size;
-  choose_submitter_layout(s, r.workload, gpu, system.accelerators_per_node, accumulation_steps);
+  // The mapped node's GPUs, not the description's: GB200 trays of 4 are one NVLink domain of up to 72.
+  const int gpus_per_node = r.platform.node_types.at(out.mapping.node_type).gpus_per_node;
+  choose_submitter_layout(s, r.workload, gpu, gpus_per_node, accumulation_steps);
   // NVIDIA's submissions capture their training step in CUDA graphs; every other submitter's are
   // assumed to as well (no system description says), so every MLPerf calibration and predict
   // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule") -- except where the ZeRO stage

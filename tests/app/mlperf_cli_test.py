@@ -57,14 +57,15 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # The same GB200 NVL72 rack described as one node of 72 and as 18 trays of 4 (as MLPerf submissions
     # count nodes): one NVLink domain either way, the same prediction.
-    rack_minutes = []
-    for name in ("hand_built_gb200_nvl72.json", "hand_built_gb200_nvl72_trays.json"):
-        rack = run("predict", "--system", os.path.join(data, name), "--benchmark", "stable_diffusion", "--format", "json")
-        check(rack.returncode == 0, name + ": " + rack.stderr)
-        if rack.returncode == 0:
-            rack_minutes.append(json.loads(rack.stdout)["predicted_minutes"])
-    check(len(rack_minutes) == 2 and abs(rack_minutes[0] - rack_minutes[1]) <= 1e-9 * rack_minutes[0],
-          "one rack, two descriptions: " + str(rack_minutes))
+    for benchmark in (["stable_diffusion"], ["llama2_70b_lora", "--gbs", "72"]):
+        rack_minutes = []
+        for name in ("hand_built_gb200_nvl72.json", "hand_built_gb200_nvl72_trays.json"):
+            rack = run("predict", "--system", os.path.join(data, name), "--benchmark", *benchmark, "--format", "json")
+            check(rack.returncode == 0, name + ": " + rack.stderr)
+            if rack.returncode == 0:
+                rack_minutes.append(json.loads(rack.stdout)["predicted_minutes"])
+        check(len(rack_minutes) == 2 and abs(rack_minutes[0] - rack_minutes[1]) <= 1e-9 * rack_minutes[0],
+              "one rack, two descriptions, " + benchmark[0] + ": " + str(rack_minutes))
 
     unknown = os.path.join(data, "invalid_unknown_accelerator.json")
     failure = run("predict", "--system", unknown, "--benchmark", "bert")
