@@ -1,5 +1,6 @@
 #include "sim/app/CalibrationReport.hpp"
 
+#include "analysis/maths/IsotonicRegression.hpp"
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/model/SoftwareTrend.hpp"
 
@@ -46,25 +47,30 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
   return calibration;
 }
 
-std::vector<model::BatchSizeRule> batch_size_rules(const std::vector<model::MlperfEntry>& entries)
+std::vector<model::BatchSizePoint> batch_size_rules(const std::vector<model::MlperfEntry>& entries)
 {
-  std::map<std::pair<model::Benchmark, int>, std::vector<int>> sizes;
+  std::map<model::Benchmark, std::map<int, std::vector<double>>> sizes; // benchmark -> accelerators -> batches
   for (const auto& e : entries) {
     const int n = e.description.accelerators_total();
-    if (n <= 0 || e.global_batch_size <= 0)
-      continue;
-    for (int bound : kAcceleratorBuckets)
-      if (n <= bound) {
-        sizes[{e.benchmark, bound}].push_back(e.global_batch_size);
-        break;
-      }
+    if (n > 0 && e.global_batch_size > 0)
+      sizes[e.benchmark][n].push_back(e.global_batch_size);
   }
-  std::vector<model::BatchSizeRule> rules;
-  for (auto& [key, values] : sizes) {
-    std::sort(values.begin(), values.end());
-    rules.push_back({key.first, key.second, values[(values.size() - 1) / 2], static_cast<int>(values.size())});
+  std::vector<model::BatchSizePoint> points;
+  for (const auto& [benchmark, by_count] : sizes) {
+    std::vector<std::vector<double>> groups;
+    for (const auto& [n, batches] : by_count)
+      groups.push_back(batches);
+    // Submitters grow the batch with the machine. A count whose few results ran a smaller batch than
+    // the many at a smaller count (6 GPUs at 66 against 19 results of 8 GPUs at 768) is pooled with its
+    // neighbours, at the median of all their results, instead of making the rule fall and rise again.
+    const auto fitted = analysis::fit_isotonic_median(groups);
+    std::size_t i = 0;
+    for (const auto& [n, batches] : by_count) {
+      points.push_back({benchmark, n, static_cast<int>(fitted[i]), static_cast<int>(batches.size())});
+      ++i;
+    }
   }
-  return rules;
+  return points;
 }
 
 std::string format_parameter_table(const model::Calibration& c)

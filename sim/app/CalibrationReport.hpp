@@ -20,9 +20,11 @@ using analysis::kAcceleratorBuckets;
 model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
                                         const analysis::CalibrationFitResult& fit);
 
-/// Per benchmark and accelerator bucket, the median global batch size of `entries` (the lower
-/// middle value for an even count, so it is one that was used).
-std::vector<model::BatchSizeRule> batch_size_rules(const std::vector<model::MlperfEntry>& entries);
+/// Per benchmark and accelerator count present in `entries`, the global batch size submitters use: the
+/// median of the results there, made non-decreasing in the count by isotonic median regression over
+/// every result (analysis::fit_isotonic_median), so each value is a batch size that was used. The
+/// points of Calibration::batch_size_for.
+std::vector<model::BatchSizePoint> batch_size_rules(const std::vector<model::MlperfEntry>& entries);
 
 /// Writes `calibration` to `path` (format_calibration) through a temporary file renamed over it, so a
 /// failure never leaves half a file.

@@ -62,9 +62,13 @@ std::pair<std::optional<model::SoftwareDate>, std::string> choose_software_date(
   return {std::nullopt, "the calibration's reference date"};
 }
 
-/// The batch size to simulate and where it comes from.
+/// The batch size to simulate and where it comes from. Without --gbs: the calibration's batch-size
+/// points at this accelerator count (Calibration::batch_size_for), no larger than the largest batch
+/// the benchmark's RCPs cover (a submission beyond it has no reference convergence to be checked
+/// against), and for the data-parallel benchmarks a multiple of the accelerator count.
 std::pair<int, std::string> choose_batch(const PredictOptions& options, const model::Calibration& calibration,
-                                         model::Benchmark benchmark, int accelerators)
+                                         model::Benchmark benchmark, int accelerators,
+                                         const model::ConvergenceTable& convergence)
 {
   if (options.global_batch_size > 0)
     return {options.global_batch_size, "--gbs"};
@@ -73,10 +77,23 @@ std::pair<int, std::string> choose_batch(const PredictOptions& options, const mo
     throw std::invalid_argument("the calibration has no batch-size rule for " + model::to_string(benchmark) +
                                 ": give --gbs");
   int gbs = *rule;
-  std::string source = fmt::format("calibration: median of MLPerf results at similar scale ({})", gbs);
+  std::string source = fmt::format("calibration: MLPerf results' batch against accelerator count, at {} ({})",
+                                   accelerators, gbs);
+  const int rcp_largest = convergence.points.empty() ? 0 : convergence.points.back().global_batch_size;
+  const bool capped = rcp_largest > 0 && gbs > rcp_largest;
+  if (capped) {
+    gbs = rcp_largest;
+    source += fmt::format(", capped at the largest batch the RCPs cover ({})", rcp_largest);
+  }
   if (benchmark != model::Benchmark::Llama2_70bLora && gbs % accelerators != 0) { // every GPU takes the same share
-    gbs = (gbs / accelerators + 1) * accelerators;
-    source += fmt::format(", rounded up to a multiple of {} accelerators", accelerators);
+    const int down = gbs / accelerators * accelerators;
+    if (capped && down > 0) {
+      gbs = down;
+      source += fmt::format(", rounded down to a multiple of {} accelerators", accelerators);
+    } else {
+      gbs = down + accelerators;
+      source += fmt::format(", rounded up to a multiple of {} accelerators", accelerators);
+    }
   }
   return {gbs, source};
 }
@@ -113,7 +130,8 @@ Prediction make_prediction(const PredictOptions& options)
   mlperf::MlperfScenarioBuilder builder;
   (void)config::map_mlperf_system(p.system, builder.catalog()); // unknown accelerators are reported first
   int gbs = 0;
-  std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total());
+  std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total(),
+                                              builder.convergence(*benchmark));
   std::tie(p.software_date, p.software_date_source) = choose_software_date(options);
   p.built = builder.build(p.system, *benchmark, gbs, options.accumulation_steps, calibration, true, p.software_date);
   const mlperf::MlperfScenario& built = p.built;

@@ -96,7 +96,9 @@ void read_software_reference_date(MappingReader& parent, model::Calibration& cal
   }
 }
 
-void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& out)
+/// batch_sizes: [{benchmark, accelerators, global_batch_size, results}], each benchmark's points in
+/// increasing accelerator count (Calibration::batch_size_for interpolates between neighbours).
+void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizePoint>& out)
 {
   auto node = parent.child("batch_sizes", Presence::Optional);
   if (!node || !expect_sequence(*node, parent.file(), parent.path_of("batch_sizes"), parent.diagnostics(), true))
@@ -104,13 +106,17 @@ void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizeRule>& 
   for (std::size_t i = 0; i < node->size(); ++i) {
     MappingReader rule((*node)[i], parent.file(), parent.path_of("batch_sizes") + "/" + std::to_string(i),
                        parent.diagnostics());
-    model::BatchSizeRule r;
+    model::BatchSizePoint r;
     const auto name = rule.identifier("benchmark", Presence::Required);
     const auto benchmark = name ? model::benchmark_of_name(*name) : std::nullopt;
     if (name && !benchmark)
       rule.error("benchmark", unknown_benchmark(*name));
     r.benchmark = benchmark.value_or(model::Benchmark::Bert);
-    r.max_accelerators = static_cast<int>(rule.integer("max_accelerators", 1, 10'000'000, Presence::Required).value_or(0));
+    r.accelerators = static_cast<int>(rule.integer("accelerators", 1, 10'000'000, Presence::Required).value_or(0));
+    for (const auto& earlier : out)
+      if (benchmark && earlier.benchmark == r.benchmark && r.accelerators > 0 && earlier.accelerators >= r.accelerators)
+        rule.error("accelerators", fmt::format("{} after {} for {}: each benchmark's points must increase in "
+                                               "accelerators", r.accelerators, earlier.accelerators, *name));
     r.global_batch_size = static_cast<int>(rule.integer("global_batch_size", 1, 1'000'000'000, Presence::Required).value_or(0));
     r.results = static_cast<int>(rule.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
     rule.finish();
@@ -289,9 +295,8 @@ std::string format_calibration(const model::Calibration& calibration)
     out += "  software_reference_date: \"" + model::to_string(*calibration.software_reference_date) + "\"\n";
   out += "  batch_sizes:\n";
   for (const auto& r : calibration.batch_sizes)
-    out += fmt::format("    - {{benchmark: {}, max_accelerators: {}, global_batch_size: {}, results: {}}}\n",
-                       model::to_string(r.benchmark),
-                       r.max_accelerators, r.global_batch_size, r.results);
+    out += fmt::format("    - {{benchmark: {}, accelerators: {}, global_batch_size: {}, results: {}}}\n",
+                       model::to_string(r.benchmark), r.accelerators, r.global_batch_size, r.results);
   const auto& intervals = calibration.intervals;
   if (intervals.empty())
     return out;

@@ -31,6 +31,12 @@ const model::WorkloadTrace& MlperfScenarioBuilder::workload(model::Benchmark ben
   return it->second;
 }
 
+const model::ConvergenceTable& MlperfScenarioBuilder::convergence(model::Benchmark benchmark)
+{
+  (void)workload(benchmark);
+  return convergence_.at(benchmark);
+}
+
 MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, model::Benchmark benchmark,
                                             int global_batch_size, int accumulation_steps,
                                             const model::Calibration& calibration,

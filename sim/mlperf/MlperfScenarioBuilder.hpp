@@ -37,6 +37,8 @@ public:
                        std::optional<model::SoftwareDate> software_date = std::nullopt);
 
   const model::Platform& catalog() const { return catalog_; }
+  /// The benchmark's convergence table (workloads/convergence/), read with its trace on first use.
+  const model::ConvergenceTable& convergence(model::Benchmark benchmark);
 
 private:
   const model::WorkloadTrace& workload(model::Benchmark benchmark);

@@ -90,17 +90,29 @@ double Calibration::overhead_s_for(std::optional<Benchmark> benchmark) const
 
 std::optional<int> Calibration::batch_size_for(Benchmark benchmark, int accelerators) const
 {
-  const BatchSizeRule* largest = nullptr;
-  for (const auto& rule : batch_sizes) {
-    if (rule.benchmark != benchmark)
-      continue;
-    if (accelerators <= rule.max_accelerators)
-      return rule.global_batch_size;
-    largest = &rule;
-  }
-  if (largest != nullptr)
-    return largest->global_batch_size;
-  return std::nullopt;
+  std::vector<const BatchSizePoint*> points;
+  for (const auto& point : batch_sizes)
+    if (point.benchmark == benchmark && point.accelerators > 0 && point.global_batch_size > 0)
+      points.push_back(&point);
+  if (points.empty() || accelerators <= 0)
+    return std::nullopt;
+  const double n = accelerators;
+  auto per_accelerator = [&](const BatchSizePoint& p) { return n * p.global_batch_size / p.accelerators; };
+  double batch = 0;
+  if (n <= points.front()->accelerators)
+    batch = per_accelerator(*points.front());
+  else if (n >= points.back()->accelerators)
+    batch = per_accelerator(*points.back());
+  else
+    for (std::size_t i = 1; i < points.size(); ++i)
+      if (n <= points[i]->accelerators) {
+        const BatchSizePoint& a = *points[i - 1];
+        const BatchSizePoint& b = *points[i];
+        const double t = std::log(n / a.accelerators) / std::log(static_cast<double>(b.accelerators) / a.accelerators);
+        batch = std::exp((1 - t) * std::log(a.global_batch_size) + t * std::log(b.global_batch_size));
+        break;
+      }
+  return std::max(1, static_cast<int>(std::lround(batch)));
 }
 
 ParameterRange parameter_range(const std::string& key)

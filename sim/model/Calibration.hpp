@@ -33,13 +33,14 @@ struct CalibratedValue {
   std::string note;
 };
 
-/// The global batch size MLPerf submitters use for `benchmark` at up to `max_accelerators`
-/// (median of the calibration results in that accelerator-count bucket).
-struct BatchSizeRule {
+/// One point of the global batch size MLPerf submitters use for `benchmark` against the accelerator
+/// count: at `accelerators`, `global_batch_size` (the median of the calibration results on that many
+/// accelerators, made non-decreasing in the count by an isotonic fit; app::batch_size_rules).
+struct BatchSizePoint {
   Benchmark benchmark = Benchmark::Bert;
-  int max_accelerators = 0;
+  int accelerators = 0;
   int global_batch_size = 0;
-  int results = 0;
+  int results = 0; ///< calibration results on exactly `accelerators`
 };
 
 /// Fit and cross-validation figures stored with the parameters (for reports; not used to predict).
@@ -100,7 +101,7 @@ struct Calibration {
   /// d_ref: the software date the efficiencies above are at (the latest of the calibration results).
   /// Required with software_trend.
   std::optional<SoftwareDate> software_reference_date;
-  std::vector<BatchSizeRule> batch_sizes;            ///< sorted by benchmark, max_accelerators
+  std::vector<BatchSizePoint> batch_sizes;           ///< sorted by benchmark, then accelerators (increasing)
   CalibrationSummary summary;
   IntervalModel intervals;                           ///< left-out residuals per validation mode (prediction intervals)
   /// Present in a network calibration (gpuscale calibrate-network), which has network and collective only.
@@ -141,7 +142,10 @@ struct Calibration {
   bool choice(const std::string& name, bool otherwise) const;
   /// Seconds added to every run of `benchmark` (0 without a benchmark or when the calibration has none).
   double overhead_s_for(std::optional<Benchmark> benchmark) const;
-  /// The batch-size rule for `accelerators`; nullopt when the benchmark has none.
+  /// The global batch size submitters use on `accelerators`: the points of `benchmark` interpolated
+  /// linearly in log(batch) against log(accelerators); beyond the first and last point, the batch per
+  /// accelerator of that point (strong scaling grows the batch at most in proportion). Rounded to the
+  /// nearest integer, at least 1; nullopt when the benchmark has no point.
   std::optional<int> batch_size_for(Benchmark benchmark, int accelerators) const;
 };
 

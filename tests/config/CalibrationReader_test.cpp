@@ -49,8 +49,18 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   CHECK(read.overhead_s.at(Benchmark::Bert).value == Approx(42.0));
   CHECK(read.overhead_s_for(Benchmark::Bert) == Approx(42.0));
   CHECK(read.batch_size_for(Benchmark::Bert, 8) == 768);
-  CHECK(read.batch_size_for(Benchmark::Bert, 16) == 4608);
-  CHECK(read.batch_size_for(Benchmark::Bert, 4096) == 4608); // beyond the largest bucket: the largest bucket's
+  CHECK(read.batch_size_for(Benchmark::Bert, 64) == 4608);
+  // Between points, log-log: 16 is a third of the way from 8 to 64, so 768 * 6^(1/3) = 1395.5.
+  CHECK(read.batch_size_for(Benchmark::Bert, 16) == 1396);
+  // Beyond the ends, the end point's batch per accelerator: 96 below, 72 above.
+  CHECK(read.batch_size_for(Benchmark::Bert, 4) == 384);
+  CHECK(read.batch_size_for(Benchmark::Bert, 4096) == 4096 * 72);
+  int previous = 0; // non-decreasing in the accelerator count, as the points are
+  for (int n = 1; n <= 1024; ++n) {
+    const int batch = *read.batch_size_for(Benchmark::Bert, n);
+    CHECK(batch >= previous);
+    previous = batch;
+  }
   CHECK_FALSE(read.batch_size_for(Benchmark::Resnet, 8).has_value());
   const auto e = read.efficiency_for(Benchmark::Bert, "ampere");
   CHECK(e.compute == Approx(0.9 * 0.6));
@@ -136,7 +146,7 @@ TEST_CASE("config::read_calibration_text reports an unknown benchmark key at its
                            "    bert: {value: 0.9}\n"
                            "    gpt3: {value: 0.5}\n"
                            "  batch_sizes:\n"
-                           "    - {benchmark: bert-large, max_accelerators: 8, global_batch_size: 768}\n";
+                           "    - {benchmark: bert-large, accelerators: 8, global_batch_size: 768}\n";
   try {
     (void)config::read_calibration_text(text, "c.yaml");
     FAIL("no ConfigError");
@@ -146,6 +156,22 @@ TEST_CASE("config::read_calibration_text reports an unknown benchmark key at its
           "resnet, retinanet, stable_diffusion)\n"
           "c.yaml:6:19: error: /calibration/batch_sizes/0/benchmark: unknown benchmark 'bert-large' (known: bert, "
           "llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+  }
+}
+
+TEST_CASE("config::read_calibration_text rejects batch-size points out of accelerator order", "[config]")
+{
+  const std::string text = "calibration:\n"
+                           "  batch_sizes:\n"
+                           "    - {benchmark: bert, accelerators: 64, global_batch_size: 4608}\n"
+                           "    - {benchmark: resnet, accelerators: 8, global_batch_size: 3200}\n"
+                           "    - {benchmark: bert, accelerators: 8, global_batch_size: 768}\n";
+  try {
+    (void)config::read_calibration_text(text, "c.yaml");
+    FAIL("no ConfigError");
+  } catch (const config::ConfigError& e) {
+    CHECK(std::string(e.what()) == "c.yaml:5:39: error: /calibration/batch_sizes/2/accelerators: 8 after 64 for bert: "
+                                   "each benchmark's points must increase in accelerators");
   }
 }
 

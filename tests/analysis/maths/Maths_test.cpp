@@ -1,6 +1,7 @@
 // The analysis maths against known answers: Student t quantiles, least squares, scaling-law fits,
-// Pareto fronts, TOPSIS, k-means.
+// Pareto fronts, TOPSIS, k-means, isotonic regression.
 
+#include "analysis/maths/IsotonicRegression.hpp"
 #include "analysis/maths/KMeans.hpp"
 #include "analysis/maths/LinearRegression.hpp"
 #include "analysis/frontier/Pareto.hpp"
@@ -10,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace gpuscale::analysis;
@@ -175,4 +177,34 @@ TEST_CASE("analysis::kmeans separates three blobs and silhouette picks k = 3", "
   CHECK(best > 0.9);
   // Fixed seed: the same clustering every time.
   CHECK(kmeans(points, 4, 7).assignment == kmeans(points, 4, 7).assignment);
+}
+
+TEST_CASE("analysis::fit_isotonic_median pools exactly the groups that decrease, at their joint median", "[analysis][maths]")
+{
+  using Groups = std::vector<std::vector<double>>;
+  // Already non-decreasing: each group's own (lower) median.
+  CHECK(fit_isotonic_median(Groups{{1}, {2, 3}, {2, 2, 9}, {5}}) == std::vector<double>{1, 2, 2, 5});
+  // 3 then {1, 1, 1}: pooled {3, 1, 1, 1} has median 1, at or above the 0 before it; the tail stays.
+  CHECK(fit_isotonic_median(Groups{{0}, {3}, {1, 1, 1}, {4}}) == std::vector<double>{0, 1, 1, 4});
+  // A pooled block that falls below its predecessor pools again (backwards): {4}, {5}, {0} -> 5 and 0
+  // pool to median 0 (lower middle), below 4 -> all three pool to {0, 4, 5}, median 4.
+  CHECK(fit_isotonic_median(Groups{{4}, {5}, {0}, {6, 6}}) == std::vector<double>{4, 4, 4, 6});
+  // The many outweigh the few: 47 observations of 3200 and 6 of 2520 pool to 3200, not a mean between.
+  Groups resnet{{1632, 1632, 1632}, {3200}, {2520}};
+  resnet[1].assign(47, 3200);
+  resnet[2].assign(6, 2520);
+  CHECK(fit_isotonic_median(resnet) == std::vector<double>{1632, 3200, 3200});
+  // Properties on an irregular case: non-decreasing, and every value is an observation.
+  const Groups data{{5, 7}, {1}, {4, 4, 2}, {2}, {8, 1}, {3, 3, 3}, {9}, {7}};
+  const auto fit = fit_isotonic_median(data);
+  REQUIRE(fit.size() == data.size());
+  for (std::size_t i = 0; i < fit.size(); ++i) {
+    if (i > 0)
+      CHECK(fit[i] >= fit[i - 1]);
+    bool observed = false;
+    for (const auto& group : data)
+      observed = observed || std::find(group.begin(), group.end(), fit[i]) != group.end();
+    CHECK(observed);
+  }
+  CHECK_THROWS_AS(fit_isotonic_median(Groups{{1}, {}}), std::invalid_argument);
 }
