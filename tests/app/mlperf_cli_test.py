@@ -67,6 +67,23 @@ with tempfile.TemporaryDirectory() as tmp:
         check(len(rack_minutes) == 2 and abs(rack_minutes[0] - rack_minutes[1]) <= 1e-9 * rack_minutes[0],
               "one rack, two descriptions, " + benchmark[0] + ": " + str(rack_minutes))
 
+    # predict's default batch for BERT grows with the machine (8, 32, 72 and 512 GPUs): never down, a
+    # multiple of the GPU count, within the largest batch BERT's RCPs cover (16,384), and at 512 GPUs
+    # capped there (the 64-GPU results' 72 per GPU would give 36,864).
+    batches = []
+    for name in ("hand_built_dgx_b200_1node.json", "hand_built_dgx_b200_4node.json", "hand_built_gb200_nvl72.json",
+                 "hand_built_dgx_b200_64node.json"):
+        bert = run("predict", "--system", os.path.join(data, name), "--benchmark", "bert", "--format", "json")
+        check(bert.returncode == 0, name + ": " + bert.stderr)
+        if bert.returncode == 0:
+            result = json.loads(bert.stdout)
+            batches.append((result["accelerators"], result["global_batch_size"], result["global_batch_size_source"]))
+    check([n for n, _, _ in batches] == [8, 32, 72, 512], str(batches))
+    check(all(gbs % n == 0 and gbs <= 16384 for n, gbs, _ in batches), "multiples within the RCPs: " + str(batches))
+    check(all(a[1] <= b[1] for a, b in zip(batches, batches[1:])), "non-decreasing: " + str(batches))
+    check(batches[0][1] == 768, "8 GPUs run what 19 of 19 8-GPU results ran: " + str(batches))
+    check(batches[-1][1] == 16384 and "capped at the largest batch the RCPs cover" in batches[-1][2], str(batches))
+
     unknown = os.path.join(data, "invalid_unknown_accelerator.json")
     failure = run("predict", "--system", unknown, "--benchmark", "bert")
     check(failure.returncode == 2, "unknown accelerator exits 2")
