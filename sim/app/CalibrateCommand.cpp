@@ -129,6 +129,8 @@ void run_calibrate(const CalibrateOptions& options)
   calibration.collective_s = reference.collective_s;
   calibration.choices = reference.choices;
   calibration.batch_sizes = batch_size_rules(set.entries);
+  if (!calibration.software_reference_date) // no trend fitted: the date of the latest round fitted, so that
+    calibration.software_reference_date = latest_round_date(set.entries); // predict knows a later round extrapolates
   auto& summary = calibration.summary;
   summary.results = static_cast<int>(set.cases.size());
   summary.fit_median_ape_pct = fit_errors.median_pct;

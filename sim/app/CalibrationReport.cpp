@@ -73,6 +73,15 @@ std::vector<model::BatchSizePoint> batch_size_rules(const std::vector<model::Mlp
   return points;
 }
 
+std::optional<model::SoftwareDate> latest_round_date(const std::vector<model::MlperfEntry>& entries)
+{
+  std::optional<model::SoftwareDate> latest;
+  for (const auto& e : entries)
+    if (const auto date = model::mlperf_round_date(e.round); date && (!latest || *date > *latest))
+      latest = date;
+  return latest;
+}
+
 std::string format_parameter_table(const model::Calibration& c)
 {
   std::string out = fmt::format("{:<28} {:>10} {:>10} {:>8}  {}\n", "parameter", "value", "1-sigma", "results",

@@ -7,6 +7,7 @@
 #include "sim/model/Calibration.hpp"
 #include "sim/model/MlperfRun.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
 /// every result (analysis::fit_isotonic_median), so each value is a batch size that was used. The
 /// points of Calibration::batch_size_for.
 std::vector<model::BatchSizePoint> batch_size_rules(const std::vector<model::MlperfEntry>& entries);
+
+/// The date of the latest MLPerf round among `entries` (model::mlperf_round_date); nullopt when none
+/// names a round. What a calibration without a software trend records as its software_reference_date.
+std::optional<model::SoftwareDate> latest_round_date(const std::vector<model::MlperfEntry>& entries);
 
 /// Writes `calibration` to `path` (format_calibration) through a temporary file renamed over it, so a
 /// failure never leaves half a file.

@@ -154,7 +154,13 @@ Prediction make_prediction(const PredictOptions& options)
   if (p.software_date) {
     p.software_factor = calibration.software_factor(*benchmark, *p.software_date);
     if (!calibration.software_trend_for(*benchmark))
-      notes.push_back("the calibration has no software trend: the efficiencies are the reference date's");
+      notes.push_back(later_than_data
+                          ? fmt::format("software date {} is after the calibration's latest round ({}) and the "
+                                        "calibration has no software trend: the efficiencies are that round's, and "
+                                        "the interval is later_round's (fit on the earlier rounds, predict the latest)",
+                                        model::to_string(*p.software_date),
+                                        model::to_string(*calibration.software_reference_date))
+                          : "the calibration has no software trend: the efficiencies are the reference date's");
     else if (later_than_data)
       notes.push_back(fmt::format(
           "software date {} is {:.2f} years after the calibration's latest result ({}): its trend is extrapolated "

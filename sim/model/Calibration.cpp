@@ -53,8 +53,9 @@ double Calibration::software_factor(Benchmark benchmark, SoftwareDate date) cons
 
 std::optional<std::string> Calibration::software_date_problem(SoftwareDate date) const
 {
-  if (!software_reference_date || date.year - software_reference_date->year <= kSoftwareTrendHorizonYears)
-    return std::nullopt;
+  if (software_trend.empty() || !software_reference_date ||
+      date.year - software_reference_date->year <= kSoftwareTrendHorizonYears)
+    return std::nullopt; // without a trend nothing is extrapolated: every date runs at the reference efficiencies
   char years[32];
   std::snprintf(years, sizeof years, "%.1f", date.year - software_reference_date->year);
   return "software date " + to_string(date) + " is " + years + " years after the calibration's reference date " +

@@ -98,8 +98,10 @@ struct Calibration {
   /// Benchmark name (or kPooledSoftwareTrend) -> maturity fraction per year rho in (0, 1]
   /// (SoftwareTrend.hpp). Empty: no trend, every date runs at the reference efficiencies.
   NamedValues software_trend;
-  /// d_ref: the software date the efficiencies above are at (the latest of the calibration results).
-  /// Required with software_trend.
+  /// d_ref: the software date the efficiencies above are at (the latest of the calibration results:
+  /// their first-run dates with a trend, the latest round's date without one). Required with
+  /// software_trend; without a trend it only tells predict that a later date is an extrapolation
+  /// (interval later_round).
   std::optional<SoftwareDate> software_reference_date;
   std::vector<BatchSizePoint> batch_sizes;           ///< sorted by benchmark, then accelerators (increasing)
   CalibrationSummary summary;
@@ -134,7 +136,8 @@ struct Calibration {
   /// The factor kernel efficiencies of `benchmark` move by at `date` (SoftwareTrend.hpp); 1 without
   /// a trend.
   double software_factor(Benchmark benchmark, SoftwareDate date) const;
-  /// Why `date` cannot be predicted for (beyond the trend's horizon); nullopt when it can.
+  /// Why `date` cannot be predicted for (beyond the trend's horizon); nullopt when it can, and always
+  /// without a trend (nothing is extrapolated).
   std::optional<std::string> software_date_problem(SoftwareDate date) const;
   /// The link fractions and collective costs of `network` and `collective` (no what-ifs).
   LinkFractions link_fractions() const;

@@ -2,7 +2,8 @@
 """The software trend as a user meets it (docs/CALIBRATION.md, "Software trend"): the committed
 calibration has no trend, so a scenario's `software_date:` changes nothing in its row (the same row
 as without the key); `predict --round` with the trend calibration (calibration/mlperf-software-trend.yaml)
-after its data reports the later_round regime with a wider interval and a later date is never
+after its data reports the later_round regime with a wider interval (with the trend calibration and
+with the committed one, which has no trend but records its latest round) and a later date is never
 slower, a system file in an MLPerf systems/vX.Y/ folder defaults to that round, and dates beyond the
 trend's horizon or malformed are refused. No MLPerf data needed.
 Usage: software_date_cli_test.py BUILD_DIR SOURCE_DIR"""
@@ -133,6 +134,23 @@ with tempfile.TemporaryDirectory() as tmp:
     plain_far = run("predict", "--system", h100, "--benchmark", "bert", "--date", "2028-01", "--format", "json")
     check(plain_far.returncode == 0 and "has no software trend" in plain_far.stdout,
           "without a trend any date predicts at the reference efficiencies, with a note: " + plain_far.stdout[-300:])
+    # Without a trend the committed calibration still knows its latest round (v4.1): a later round
+    # predicts the same minutes, but with later_round's interval (at least as wide as in-round).
+    plain = {}
+    for round_name in ("v4.1", "v5.0"):
+        result = run("predict", "--system", h100, "--benchmark", "bert", "--round", round_name, "--format", "json")
+        check(result.returncode == 0, round_name + ": " + result.stderr)
+        if result.returncode == 0:
+            plain[round_name] = json.loads(result.stdout)
+    if len(plain) == 2:
+        inside, later = plain["v4.1"], plain["v5.0"]
+        check(inside["regime"] == "calibrated_family" and later["regime"] == "later_round", str(plain))
+        check(inside["predicted_minutes"] == later["predicted_minutes"], "no trend: the same efficiencies")
+        check(later["interval_minutes"][0] <= inside["interval_minutes"][0] and
+              later["interval_minutes"][1] >= inside["interval_minutes"][1],
+              "the later round's interval contains the in-round one: %r %r" %
+              (later["interval_minutes"], inside["interval_minutes"]))
+        check(any("after the calibration's latest round (2024-10-01)" in n for n in later["notes"]), str(later["notes"]))
     for args in (("--round", "v5.3"), ("--round", "2025-06"), ("--date", "v5.0"), ("--date", "June 2025")):
         bad = run("predict", "--system", h100, "--benchmark", "bert", *args)
         check(bad.returncode != 0 and args[0] + ":" in bad.stderr, " ".join(args) + ": " + bad.stderr)
