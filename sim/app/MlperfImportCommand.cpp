@@ -49,6 +49,8 @@ results::MlperfScoreRow score_row(const model::MlperfEntry& e, const model::Plat
   row.n_runs = static_cast<std::int64_t>(e.runs.size());
   row.n_converged = e.n_converged;
   row.score_minutes = e.score_s ? units::to_minutes(*e.score_s) : NAN;
+  row.rcp_scaling_factor = e.rcp_scaling_factor;
+  row.score_minutes_scaled = e.score_s ? units::to_minutes(*e.published_score_s()) : NAN;
   row.median_run_minutes = units::to_minutes(e.median_run_s);
   row.mean_samples_to_converge = e.mean_samples_to_converge;
   row.mean_epochs_to_converge = e.mean_epochs_to_converge;

@@ -2,6 +2,7 @@
 
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/MlperfLogReader.hpp"
+#include "sim/config/MlperfScalingReader.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
 #include "sim/model/Benchmark.hpp"
 #include "sim/model/MlperfScore.hpp"
@@ -96,10 +97,40 @@ void read_system_results(const fs::path& system_dir, const fs::path& system_json
       if (!run.valid())
         out.problems.push_back(run.problem + " [" + to_string(run.status) + ": counted as the slowest run, not averaged]");
     model::summarise_entry(entry);
+    if (const fs::path scaling = dir / "scaling.json"; fs::is_regular_file(scaling)) {
+      try {
+        entry.rcp_scaling_factor = read_mlperf_scaling_json(scaling.string());
+        entry.rcp_scaling_source = scaling.string();
+      } catch (const ConfigError& e) {
+        out.problems.push_back(std::string(e.what()) + " (score left unscaled)");
+      }
+    }
     if (!entry.score_s)
       out.problems.push_back(dir.string() + ": no score (" + std::to_string(entry.runs.size() - entry.n_converged) +
                              " invalid of " + std::to_string(entry.runs.size()) + " runs)");
     out.entries.push_back(std::move(entry));
+  }
+}
+
+/// The shared layout's scores table carries the factors of the scaling.json files it did not copy.
+void apply_scores_table_scaling(const fs::path& table, MlperfImport& out)
+{
+  std::map<std::string, double> factors;
+  try {
+    factors = read_scores_table_scaling(table.string());
+  } catch (const ConfigError& e) {
+    out.problems.push_back(std::string(e.what()) + " (scores left unscaled)");
+    return;
+  }
+  for (auto& entry : out.entries) {
+    if (!entry.rcp_scaling_source.empty())
+      continue; // the entry's own scaling.json
+    const auto it =
+        factors.find(entry.round + "/" + entry.submitter + "/" + entry.system + "/" + model::to_string(entry.benchmark));
+    if (it != factors.end()) {
+      entry.rcp_scaling_factor = it->second;
+      entry.rcp_scaling_source = table.string();
+    }
   }
 }
 
@@ -118,6 +149,8 @@ void read_shared_layout(const fs::path& dir, MlperfImport& out)
                           folder.substr(split + 2), out);
     }
   }
+  if (const fs::path table = dir / "scores_calibration.csv"; fs::is_regular_file(table))
+    apply_scores_table_scaling(table, out);
 }
 
 std::string round_of(const fs::path& dir)

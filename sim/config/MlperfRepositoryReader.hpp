@@ -9,6 +9,8 @@
 ///                            DIR/<submitter>/results/<system>/<benchmark>/result_*.txt
 ///                            (the round is read from DIR's name, e.g. training_results_v4.1 -> v4.1)
 /// Benchmark folders are named as upstream (ssd is retinanet); others (gpt3, dlrm, ...) are skipped.
+/// An entry's RCP scaling factor (MlperfScalingReader.hpp) comes from its benchmark folder's
+/// scaling.json, else, in the shared layout, from DIR/scores_calibration.csv's rcp_scaling_factor.
 
 #include "sim/model/MlperfRun.hpp"
 

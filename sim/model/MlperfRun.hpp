@@ -61,6 +61,15 @@ struct MlperfEntry {
   int gradient_accumulation_steps = 0; ///< as logged by its runs; 0 when none logs it
   int n_converged = 0;
   std::optional<double> score_s; ///< olympic mean, seconds; absent with more than one invalid run or < 3 runs
+  /// What MLCommons multiplies score_s by when the runs converged in fewer samples than the RCPs
+  /// allow (scaling.json; config/MlperfScalingReader.hpp); 1 when none is given.
+  double rcp_scaling_factor = 1.0;
+  std::string rcp_scaling_source; ///< the file the factor was read from; empty when none
+  /// The published score: score_s x rcp_scaling_factor (what calibration and validation compare with).
+  std::optional<double> published_score_s() const
+  {
+    return score_s ? std::optional<double>(*score_s * rcp_scaling_factor) : std::nullopt;
+  }
   double median_run_s = 0;       ///< over valid runs, seconds
   double mean_samples_to_converge = 0; ///< over valid runs
   double mean_epochs_to_converge = 0;  ///< over valid runs; resnet, retinanet

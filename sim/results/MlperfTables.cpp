@@ -57,6 +57,8 @@ const std::vector<TableColumn<S>>& score_columns()
       int_field<S>("n_runs", &S::n_runs),
       int_field<S>("n_converged", &S::n_converged),
       real_field<S>("score_minutes", &S::score_minutes),
+      real_field<S>("rcp_scaling_factor", &S::rcp_scaling_factor),
+      real_field<S>("score_minutes_scaled", &S::score_minutes_scaled),
       real_field<S>("median_run_minutes", &S::median_run_minutes),
       real_field<S>("mean_samples_to_converge", &S::mean_samples_to_converge),
       real_field<S>("mean_epochs_to_converge", &S::mean_epochs_to_converge),

@@ -46,6 +46,8 @@ struct MlperfScoreRow {
   std::int64_t n_runs = 0;
   std::int64_t n_converged = 0;
   double score_minutes = 0; ///< NaN when the entry has no score
+  double rcp_scaling_factor = 1; ///< MLCommons' factor on the score (scaling.json), 1 when none
+  double score_minutes_scaled = 0; ///< score_minutes x rcp_scaling_factor: the published score
   double median_run_minutes = 0;
   double mean_samples_to_converge = 0;
   double mean_epochs_to_converge = 0;

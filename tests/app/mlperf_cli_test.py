@@ -39,6 +39,9 @@ with tempfile.TemporaryDirectory() as tmp:
     box = scores[scores.system == b"box8"] if scores.system.dtype == object and isinstance(scores.system.iloc[0], bytes) \
         else scores[scores.system == "box8"]
     check(len(box) == 1 and abs(float(box.score_minutes.iloc[0]) - 12.0) < 1e-9, "box8 scores 12 minutes")
+    check(len(box) == 1 and float(box.rcp_scaling_factor.iloc[0]) == 1.05 and
+          abs(float(box.score_minutes_scaled.iloc[0]) - 12.6) < 1e-9,
+          "box8's published score carries the scores table's RCP scaling: " + str(box.iloc[0].to_dict()))
 
     mi300x = run("predict", "--system", os.path.join(data, "hand_built_mi300x_8.json"), "--benchmark", "bert",
                  "--format", "json")

@@ -1,6 +1,7 @@
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfRepositoryReader.hpp"
+#include "sim/config/MlperfScalingReader.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
 #include "sim/model/MlperfScore.hpp"
 #include "tests/support/MlperfData.hpp"
@@ -29,23 +30,10 @@ const model::MlperfEntry& entry_of(const config::MlperfImport& imported, const s
   throw std::runtime_error("no entry " + system);
 }
 
-/// One CSV record (RFC 4180 quoting, no embedded newlines).
+/// One CSV record's fields (the reader's own parser).
 std::vector<std::string> csv_fields(const std::string& line)
 {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-      fields.back() += line[++i];
-    else if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      fields.emplace_back();
-    else
-      fields.back() += c;
-  }
-  return fields;
+  return config::parse_csv_record(line).value().fields;
 }
 
 } // namespace
@@ -74,6 +62,10 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   CHECK(box.runs[0].gradient_accumulation_steps == 2);
   // valid 10, 12, 11, 13 min; result_3 aborted counts as the slowest: mean(11, 12, 13)
   CHECK(box.score_s.value() == Approx(12.0 * 60).margin(1e-9));
+  // The shared layout's scores table gives the factor its trimmed copy has no scaling.json for.
+  CHECK(box.rcp_scaling_factor == 1.05);
+  CHECK(box.rcp_scaling_source == kData + "/scores_calibration.csv");
+  CHECK(box.published_score_s().value() == Approx(12.6 * 60).margin(1e-9));
   CHECK(box.mean_samples_to_converge == Approx((300000.0 * 3 + 450000.0) / 4));
   CHECK(box.runs[3].status == model::MlperfRunStatus::Aborted);
 
@@ -101,9 +93,55 @@ TEST_CASE("config::read_mlperf_repository reads an upstream round repository, ss
   CHECK(e.round == "v9.9");
   CHECK(e.benchmark == model::Benchmark::Retinanet);
   CHECK(e.score_s.value() == Approx(31.0 * 60).margin(1e-9));
+  CHECK(e.rcp_scaling_factor == 1.025); // its folder's scaling.json
+  CHECK(e.published_score_s().value() == Approx(31.0 * 1.025 * 60).margin(1e-9));
   CHECK(e.mean_epochs_to_converge == 3.0);
   CHECK(e.mean_samples_to_converge == 3.0 * 1170301);
   CHECK(imported.skipped_benchmark_folders == 1);
+}
+
+TEST_CASE("config::read_mlperf_scaling_json and read_scores_table_scaling refuse what is not a factor, located",
+          "[config]")
+{
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gpuscale-scaling-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  CHECK(config::read_mlperf_scaling_json(write("ok.json", "{\"scaling_factor\": 1.1}")) == 1.1);
+  const std::string below = write("below.json", "{\n  \"scaling_factor\": 0.9\n}");
+  CHECK_THROWS_WITH(config::read_mlperf_scaling_json(below),
+                    below + ":2:21: error: /scaling_factor: expected a number in [1, 2] (the factor MLCommons "
+                            "multiplies the score by)");
+  const std::string text = write("text.json", "{\"scaling_factor\": \"fast\"}");
+  CHECK_THROWS_WITH(config::read_mlperf_scaling_json(text), Catch::StartsWith(text + ":1:20: error: /scaling_factor:"));
+  const std::string missing = write("missing.json", "{\"factor\": 1.1}");
+  CHECK_THROWS_WITH(config::read_mlperf_scaling_json(missing), Catch::StartsWith(missing + ":1:1: error:"));
+
+  const std::string table = write("t.csv", "round,submitter,system,benchmark,rcp_scaling_factor\n"
+                                           "v4.0,A,\"x, y\",bert,1.02\n"
+                                           "v4.0,A,z,bert,\n"
+                                           "v4.0,A,w,bert,0.5\n"
+                                           "v4.0,A,v,bert\n");
+  try {
+    (void)config::read_scores_table_scaling(table);
+    FAIL("no ConfigError");
+  } catch (const config::ConfigError& e) {
+    CHECK(std::string(e.what()) == table + ":4:15: error: rcp_scaling_factor: expected empty or a number in [1, 2], "
+                                           "got '0.5'\n" + table + ":5:1: error: 4 fields where the header has 5");
+  }
+  const std::string good = write("good.csv", "round,submitter,system,benchmark,rcp_scaling_factor\r\n"
+                                             "v4.0,A,\"x, y\",bert,1.02\r\nv4.0,A,z,bert,\r\n");
+  const auto factors = config::read_scores_table_scaling(good);
+  CHECK(factors.size() == 2);
+  CHECK(factors.at("v4.0/A/x, y/bert") == 1.02);
+  CHECK(factors.at("v4.0/A/z/bert") == 1.0);
+  const std::string no_column = write("no.csv", "round,submitter,system,benchmark\n");
+  CHECK_THROWS_WITH(config::read_scores_table_scaling(no_column),
+                    no_column + ":1:1: error: no column 'rcp_scaling_factor' in the header");
+  fs::remove_all(dir);
 }
 
 TEST_CASE("config::read_mlperf_repository reports a loop of symbolic links and a dangling link, and goes on",
@@ -174,6 +212,7 @@ TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on 
     CHECK(e.n_converged == std::stoi(f[column["n_converged"]]));
     REQUIRE(e.score_s.has_value());
     CHECK(std::abs(*e.score_s / 60 - std::stod(f[column["score_minutes"]])) <= 1e-4);
+    CHECK(std::abs(*e.published_score_s() / 60 - std::stod(f[column["score_minutes_scaled"]])) <= 1e-4);
     const double samples = std::stod(f[column["mean_samples_to_converge"]]);
     CHECK(std::abs(e.mean_samples_to_converge - samples) <= 1e-6 * samples + 0.06);
   }
