@@ -7,7 +7,7 @@
 #   tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET...]     (also: ./run fuzz [SECONDS])
 #
 # SECONDS (default 60) is shared between the targets (at least 5 s each). Targets: platform workload
-# scenario sweep convergence host_input calibration rcp mlperf_system mlperf_log check. The corpus each target
+# scenario sweep convergence host_input calibration rcp mlperf_system mlperf_log mlperf_scaling check. The corpus each target
 # grows is kept in $BUILD/fuzz/corpus/<target> and reused by the next run.
 # Environment: GPUSCALE_FUZZ_BUILD (default build-fuzz), GPUSCALE_MLPERF_DIR (default ../shared/mlperf),
 # GPUSCALE_FUZZ_JOBS (build parallelism, default 1).
@@ -17,7 +17,8 @@ source_dir=$(pwd)
 
 seconds=${1:-60}
 shift || true
-all_targets=(platform workload scenario sweep convergence host_input calibration rcp mlperf_system mlperf_log check)
+all_targets=(platform workload scenario sweep convergence host_input calibration rcp mlperf_system mlperf_log mlperf_scaling
+             check)
 targets=("$@")
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
 build=${GPUSCALE_FUZZ_BUILD:-build-fuzz}
@@ -43,6 +44,8 @@ seeds_of() {
     rcp) echo tests/data/convergence/*.json tests/data/invalid/rcp/*.json "$mlperf"/rcps/training_4.1.0/*.json ;;
     mlperf_system) echo tests/data/invalid/mlperf_systems/*.json $(ls "$mlperf"/systems/*/*.json 2>/dev/null | head -40) ;;
     mlperf_log) echo tests/data/invalid/mlperf_logs/* $(ls "$mlperf"/results/v4.1/*/*/result_0.txt 2>/dev/null | head -20) ;;
+    mlperf_scaling) echo tests/data/mlperf/scores_calibration.csv tests/data/mlperf/upstream/*/*/results/*/*/scaling.json \
+                         "$mlperf"/scores_calibration.csv ;;
     check) echo platforms/dgx-a100-1node.yaml platforms/catalog/node_types.yaml workloads/resnet50.yaml \
                 scenarios/default.yaml workloads/convergence/bert.yaml workloads/host_input/host_input.yaml \
                 tests/data/invalid/*/*.yaml tests/data/invalid/mlperf_logs/* ;;
