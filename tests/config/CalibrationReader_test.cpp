@@ -166,13 +166,9 @@ TEST_CASE("config::read_calibration_text rejects batch-size points out of accele
                            "    - {benchmark: bert, accelerators: 64, global_batch_size: 4608}\n"
                            "    - {benchmark: resnet, accelerators: 8, global_batch_size: 3200}\n"
                            "    - {benchmark: bert, accelerators: 8, global_batch_size: 768}\n";
-  try {
-    (void)config::read_calibration_text(text, "c.yaml");
-    FAIL("no ConfigError");
-  } catch (const config::ConfigError& e) {
-    CHECK(std::string(e.what()) == "c.yaml:5:39: error: /calibration/batch_sizes/2/accelerators: 8 after 64 for bert: "
-                                   "each benchmark's points must increase in accelerators");
-  }
+  CHECK_THROWS_WITH(config::read_calibration_text(text, "c.yaml"),
+                    "c.yaml:5:39: error: /calibration/batch_sizes/2/accelerators: 8 after 64 for bert: each "
+                    "benchmark's points must increase in accelerators");
 }
 
 TEST_CASE("config::format_calibration and read_calibration_text round-trip the software trend", "[config]")
