@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace gpuscale::model {
@@ -113,7 +114,8 @@ std::optional<int> Calibration::batch_size_for(Benchmark benchmark, int accelera
         batch = std::exp((1 - t) * std::log(a.global_batch_size) + t * std::log(b.global_batch_size));
         break;
       }
-  return std::max(1, static_cast<int>(std::lround(batch)));
+  // Clamped before the conversion: a far extrapolation must not overflow the int it is returned in.
+  return static_cast<int>(std::clamp(std::round(batch), 1.0, static_cast<double>(std::numeric_limits<int>::max())));
 }
 
 ParameterRange parameter_range(const std::string& key)

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +63,7 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
     previous = batch;
   }
   CHECK_FALSE(read.batch_size_for(Benchmark::Resnet, 8).has_value());
+  CHECK(read.batch_size_for(Benchmark::Bert, 2'000'000'000) == std::numeric_limits<int>::max()); // clamped, not UB
   const auto e = read.efficiency_for(Benchmark::Bert, "ampere");
   CHECK(e.compute == Approx(0.9 * 0.6));
   CHECK(e.memory == Approx(0.8));
