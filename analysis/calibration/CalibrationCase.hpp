@@ -4,6 +4,7 @@
 
 #include "analysis/calibration/RooflineProfile.hpp"
 #include "sim/model/Calibration.hpp"
+#include "sim/model/MlperfRun.hpp"
 #include "sim/model/Scenario.hpp"
 #include "sim/model/StepWork.hpp"
 
@@ -60,7 +61,7 @@ struct CalibrationCase {
     reference_busy_s = work.busy_time_s(reference);
   }
 
-  std::string key() const { return round + "/" + submitter + "/" + system + "/" + model::to_string(benchmark); }
+  std::string key() const { return model::mlperf_entry_key(round, submitter, system, model::to_string(benchmark)); }
 };
 
 } // namespace gpuscale::analysis

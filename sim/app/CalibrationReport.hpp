@@ -13,9 +13,8 @@
 
 namespace gpuscale::app {
 
-/// Accelerator-count buckets of the batch-size rules and of validation's error tables (analysis's).
+/// Accelerator-count buckets of validation's error tables (analysis's).
 using analysis::bucket_label;
-using analysis::kAcceleratorBuckets;
 
 /// The parameters of `fit` in `space` as a calibration (summary and batch sizes left empty).
 model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,

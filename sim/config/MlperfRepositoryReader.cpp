@@ -125,8 +125,7 @@ void apply_scores_table_scaling(const fs::path& table, MlperfImport& out)
   for (auto& entry : out.entries) {
     if (!entry.rcp_scaling_source.empty())
       continue; // the entry's own scaling.json
-    const auto it =
-        factors.find(entry.round + "/" + entry.submitter + "/" + entry.system + "/" + model::to_string(entry.benchmark));
+    const auto it = factors.find(entry.key());
     if (it != factors.end()) {
       entry.rcp_scaling_factor = it->second;
       entry.rcp_scaling_source = table.string();

@@ -2,6 +2,7 @@
 
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/YamlFile.hpp"
+#include "sim/model/MlperfRun.hpp"
 
 #include <fmt/format.h>
 
@@ -91,6 +92,8 @@ std::map<std::string, double> read_scores_table_scaling(const std::string& path)
   for (const char* name : required)
     if (!column.contains(name))
       throw ConfigError({{path, 1, 1, "", fmt::format("no column '{}' in the header", name)}});
+  const std::size_t round = column["round"], submitter = column["submitter"], system = column["system"],
+                    benchmark = column["benchmark"], factor_column = column["rcp_scaling_factor"];
   std::map<std::string, double> factors;
   for (int number = 2; std::getline(lines, line); ++number) {
     if (line.empty() || line == "\r")
@@ -104,16 +107,14 @@ std::map<std::string, double> read_scores_table_scaling(const std::string& path)
       continue;
     }
     const auto& f = record->fields;
-    const std::size_t at = column["rcp_scaling_factor"];
-    const auto factor = factor_of(f[at]);
+    const auto factor = factor_of(f[factor_column]);
     if (!factor) {
-      diagnostics.add({path, number, record->columns[at], "rcp_scaling_factor",
+      diagnostics.add({path, number, record->columns[factor_column], "rcp_scaling_factor",
                        fmt::format("expected empty or a number in [{}, {}], got '{}'", kMinRcpScaling, kMaxRcpScaling,
-                                   f[at])});
+                                   f[factor_column])});
       continue;
     }
-    factors[f[column["round"]] + "/" + f[column["submitter"]] + "/" + f[column["system"]] + "/" +
-            f[column["benchmark"]]] = *factor;
+    factors[model::mlperf_entry_key(f[round], f[submitter], f[system], f[benchmark])] = *factor;
   }
   diagnostics.throw_if_any();
   return factors;

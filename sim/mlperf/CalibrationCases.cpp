@@ -17,11 +17,6 @@
 namespace gpuscale::mlperf {
 namespace {
 
-std::string key_of(const model::MlperfEntry& e)
-{
-  return e.round + "/" + e.submitter + "/" + e.system + "/" + model::to_string(e.benchmark);
-}
-
 /// The runs' start times: identical sets mean the same runs published twice.
 std::vector<double> run_signature(const model::MlperfEntry& e)
 {
@@ -126,7 +121,7 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
   std::vector<MlperfScenario> built;
   std::map<std::vector<double>, std::string> seen;
   for (const auto& entry : imported.entries) {
-    const std::string key = key_of(entry);
+    const std::string key = entry.key();
     auto exclude = [&](const std::string& why) { set.excluded.push_back(key + ": " + why); };
     if (entry.description.division != "closed") {
       exclude("division '" + entry.description.division + "'");
@@ -170,7 +165,7 @@ CaseSet prepare_calibration_cases(const std::string& mlperf_dir, const model::Ca
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& run = runs[i];
     const model::MlperfEntry& entry = set.entries[chosen[i]];
-    const std::string key = key_of(entry);
+    const std::string key = entry.key();
     set.simulation_wall_s += run.wall_s;
     if (run.wall_s > set.slowest_simulation_s) {
       set.slowest_simulation_s = run.wall_s;

@@ -47,6 +47,13 @@ struct MlperfRun {
   double run_s() const { return (run_stop_ms - run_start_ms) / 1000.0; }
 };
 
+/// "round/submitter/system/benchmark": how reports, tables and the calibration name one entry.
+inline std::string mlperf_entry_key(const std::string& round, const std::string& submitter, const std::string& system,
+                                    const std::string& benchmark)
+{
+  return round + "/" + submitter + "/" + system + "/" + benchmark;
+}
+
 /// One (round, submitter, system, benchmark) with its system description and runs.
 struct MlperfEntry {
   std::string round;     ///< e.g. v4.1
@@ -74,6 +81,8 @@ struct MlperfEntry {
   double mean_samples_to_converge = 0; ///< over valid runs
   double mean_epochs_to_converge = 0;  ///< over valid runs; resnet, retinanet
   double mean_throughput_samples_per_s = 0; ///< samples processed / run time, mean over valid runs
+
+  std::string key() const { return mlperf_entry_key(round, submitter, system, to_string(benchmark)); }
 };
 
 } // namespace gpuscale::model

@@ -190,7 +190,7 @@ TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on 
   const auto imported = config::read_mlperf_repository(*dir);
   std::map<std::string, const model::MlperfEntry*> by_key;
   for (const auto& e : imported.entries)
-    by_key[e.round + "/" + e.submitter + "/" + e.system + "/" + model::to_string(e.benchmark)] = &e;
+    by_key[e.key()] = &e;
   std::ifstream csv(*dir + "/scores_calibration.csv");
   std::string line;
   std::getline(csv, line);
@@ -201,8 +201,8 @@ TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on 
   int rows = 0;
   while (std::getline(csv, line)) {
     const auto f = csv_fields(line);
-    const std::string key = f[column["round"]] + "/" + f[column["submitter"]] + "/" + f[column["system"]] + "/" +
-                            f[column["benchmark"]];
+    const std::string key =
+        model::mlperf_entry_key(f[column["round"]], f[column["submitter"]], f[column["system"]], f[column["benchmark"]]);
     INFO(key);
     ++rows;
     REQUIRE(by_key.contains(key));
