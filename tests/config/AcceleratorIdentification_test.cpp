@@ -136,6 +136,14 @@ TEST_CASE("config::identify_accelerator reads descriptions as users write them",
   CHECK(identified("TPU v5p") == "tpu-v5p");
   CHECK(identified("NVIDIA L40S 48GB") == "l40s");
   CHECK(identified("NVIDIA Tesla V100 SXM2 32GB") == "v100-sxm2-32gb");
+  // Parts without MLPerf Training results in shared/ (v3.0-v4.1), as their makers name them.
+  CHECK(identified("NVIDIA GH200 96GB HBM3") == "gh200-96gb");
+  CHECK(identified("NVIDIA GH200 Grace Hopper Superchip", "144 GB") == "gh200-144gb");
+  CHECK(identified("NVIDIA B300") == "b300-sxm-288gb");
+  CHECK(identified("NVIDIA B300-SXM-270GB") == "b300-sxm-288gb"); // within the 10 % of a size written otherwise
+  CHECK(identified("NVIDIA Blackwell Ultra GPU (GB300)") == "gb300");
+  CHECK(identified("NVIDIA RTX PRO 6000 Blackwell Server Edition") == "rtx-pro-6000-blackwell");
+  CHECK(identified("NVIDIA GeForce RTX 5090") == "rtx-5090");
   // The separate memory field counts when the name states no size.
   CHECK(identified("NVIDIA H100 SXM", "81559 MiB") == "h100-sxm5-80gb");
   CHECK(identified("NVIDIA H100 SXM", "96 GB") == "h100-sxm5-96gb");
@@ -149,13 +157,16 @@ TEST_CASE("config::identify_accelerator refuses ambiguous and unknown parts list
   CHECK(identified("NVIDIA H100 SXM") ==
         "error: ambiguous accelerator 'NVIDIA H100 SXM': 2 catalog entries match it equally (h100-sxm5-80gb, "
         "h100-sxm5-96gb); state the form factor (SXM, PCIe, NVL) or the memory size");
+  CHECK(identified("NVIDIA GH200") ==
+        "error: ambiguous accelerator 'NVIDIA GH200': 2 catalog entries match it equally (gh200-144gb, gh200-96gb); "
+        "state the form factor (SXM, PCIe, NVL) or the memory size");
   CHECK(identified("NVIDIA A100 48GB") ==
         "error: unknown accelerator 'NVIDIA A100 48GB': no catalog entry of its part number has the form factor, "
         "memory size and memory type it states (catalog entries of that part: a100-pcie-80gb, a100-sxm4-40gb, "
         "a100-sxm4-80gb; add it with --catalog FILE)");
   CHECK(identified("NVIDIA H300 SXM") ==
         "error: unknown accelerator 'NVIDIA H300 SXM': no catalog entry has part number 'h300' (closest catalog "
-        "entries: h100-nvl-94gb, h100-pcie-80gb, h100-sxm5-80gb, h100-sxm5-96gb, h200-nvl-141gb; add it with "
+        "entries: b300-sxm-288gb, h100-nvl-94gb, h100-pcie-80gb, h100-sxm5-80gb, h100-sxm5-96gb; add it with "
         "--catalog FILE)");
   CHECK(identified("Acme TensorBlaster") ==
         "error: unknown accelerator 'Acme TensorBlaster': it names no part number (closest catalog entries: "

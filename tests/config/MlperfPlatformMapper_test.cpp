@@ -113,6 +113,10 @@ TEST_CASE("config::map_mlperf_system synthesises a node type the catalog lacks",
   CHECK(two.notes.size() == 2);
   const auto cards = config::map_mlperf_system(system_of("NVIDIA L4", 1, 3, ""), catalog());
   CHECK(cards.platform.node_types.at(cards.node_type).fabric == model::IntraNodeFabric::Pcie);
+  // A PCIe card reaches its NIC over its own link: Gen4 x16 for the L4, Gen5 x16 for the RTX PRO 6000.
+  CHECK(cards.platform.node_types.at(cards.node_type).pcie_bw_Bps == Approx(32e9));
+  const auto gen5 = config::map_mlperf_system(system_of("NVIDIA RTX PRO 6000 Blackwell", 1, 4, ""), catalog());
+  CHECK(gen5.platform.node_types.at(gen5.node_type).pcie_bw_Bps == Approx(64e9));
 }
 
 TEST_CASE("config::map_mlperf_system rejects unknown accelerators and CPU-only systems, located", "[config]")
@@ -120,8 +124,8 @@ TEST_CASE("config::map_mlperf_system rejects unknown accelerators and CPU-only s
   const std::string unknown = kData + "invalid_unknown_accelerator.json";
   CHECK_THROWS_WITH(config::map_mlperf_system(config::read_mlperf_system(unknown), catalog()),
                     unknown + ":5:31: error: /accelerator_model_name: unknown accelerator 'Acme TensorBlaster 9000': "
-                              "no catalog entry has part number '9000' (closest catalog entries: a100-pcie-80gb, "
-                              "a100-sxm4-40gb, a100-sxm4-80gb, a800-sxm4-80gb, b200-sxm-180gb; add it with --catalog FILE)");
+                              "no catalog entry has part number '9000' (closest catalog entries: rtx-pro-6000-blackwell, "
+                              "a100-pcie-80gb, a100-sxm4-40gb, a100-sxm4-80gb, a800-sxm4-80gb; add it with --catalog FILE)");
   const std::string cpu = kData + "invalid_cpu_only.json";
   CHECK_THROWS_WITH(config::map_mlperf_system(config::read_mlperf_system(cpu), catalog()),
                     cpu + ":5:31: error: /accelerator_model_name: CPU-only system ('N/A', 0 accelerators per node): "
