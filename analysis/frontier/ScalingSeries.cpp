@@ -52,7 +52,9 @@ std::vector<std::pair<std::string, std::string>> variant_parts(const results::Ru
           {"gbs ", std::to_string(r.global_batch_size)},
           {"mbs ", std::to_string(r.micro_batch_size)},
           {"", r.collective},
-          {"ckpt ", r.activation_checkpointing != 0 ? "on" : "off"},
+          {"ckpt ", r.activation_checkpointing == 0                ? "off"
+                    : r.recomputed_blocks < r.checkpoint_blocks ? std::to_string(r.recomputed_blocks) + " blocks"
+                                                                : "on"},
           {"", r.simgrid_config},
           {"executor ", r.executor}};
 }

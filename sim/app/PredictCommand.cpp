@@ -4,6 +4,7 @@
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/JsonText.hpp"
+#include "sim/app/RunSummary.hpp"
 #include "sim/mlperf/MlperfScenarioBuilder.hpp"
 #include "sim/run/ScenarioRunner.hpp"
 #include "sim/config/CalibrationReader.hpp"
@@ -251,7 +252,7 @@ void print_prediction_text(const Prediction& p, const PredictOptions& options)
              p.built.mapping.node_type, r.nodes, fabric_of(p));
   fmt::print("layout     global batch {} ({}), micro-batch {}, tp {}, cp {}{}\n", s.global_batch_size, p.gbs_source,
              s.micro_batch_size, s.tensor_parallel, s.context_parallel,
-             s.activation_checkpointing ? ", activation checkpointing" : "");
+             checkpointing_phrase(r));
   fmt::print("efficiency compute {:.3f}, memory {:.3f}, links {:.3f} (scale-up) / {:.3f} (NIC), step overhead {:.3g} s "
              "(calibration{})\n",
              e.compute, e.memory, r.scale_up_link_fraction, r.nic_link_fraction, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);

@@ -32,7 +32,16 @@ std::string format_setup_line(const model::Scenario& s, const results::RunRecord
   }
   return fmt::format("setup      ZeRO-{}, {}, global batch {} = {}{}{}, collective {} ({})\n", r.zero_stage, r.precision,
                      s.global_batch_size, batch, s.sequence_parallel ? ", sequence parallel" : "",
-                     s.activation_checkpointing ? ", activation checkpointing" : "", r.collective_used, r.collective);
+                     checkpointing_phrase(r), r.collective_used, r.collective);
+}
+
+std::string checkpointing_phrase(const results::RunRecord& r)
+{
+  if (r.activation_checkpointing == 0)
+    return "";
+  if (r.recomputed_blocks >= r.checkpoint_blocks)
+    return ", activation checkpointing";
+  return fmt::format(", activation checkpointing ({} of {} blocks)", r.recomputed_blocks, r.checkpoint_blocks);
 }
 
 namespace {

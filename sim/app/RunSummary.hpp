@@ -10,6 +10,8 @@ namespace gpuscale::app {
 /// The summary's "setup" line: ZeRO stage, precision, how the global batch is made up (uniform, over
 /// tensor/context-parallel replicas, or an uneven per-GPU allocation) and the collective.
 std::string format_setup_line(const model::Scenario& scenario, const results::RunRecord& record);
+/// ", activation checkpointing", with "(N of M blocks)" where only some blocks are recomputed; "" without.
+std::string checkpointing_phrase(const results::RunRecord& record);
 
 std::string format_run_summary(const model::ResolvedScenario& scenario, const run::ScenarioOutcome& outcome);
 

@@ -129,6 +129,14 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
   }
   s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
   s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
+  if (auto blocks = scenario.integer("activation_checkpointing_blocks", 0, 1'000'000, Presence::Optional)) {
+    if (!s.activation_checkpointing)
+      scenario.error("activation_checkpointing_blocks",
+                     "activation_checkpointing_blocks needs activation_checkpointing: true (it says how many "
+                     "checkpoint blocks to recompute)");
+    else
+      s.activation_checkpointing_blocks = static_cast<int>(*blocks);
+  }
   s.cuda_graph = scenario.boolean("cuda_graph", Presence::Optional).value_or(false);
   s.tp_comm_overlap = scenario.boolean("tp_comm_overlap", Presence::Optional).value_or(false);
   s.zero3_prefetch_params =

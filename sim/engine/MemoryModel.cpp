@@ -1,6 +1,7 @@
 #include "sim/engine/MemoryModel.hpp"
 
 #include "sim/engine/ScheduleBuilder.hpp"
+#include "sim/model/Recomputation.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <algorithm>
@@ -74,22 +75,24 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
   // Activations: stored per layer, split by CP along the sequence and by TP for sharded layers (all
   // layers under sequence parallelism). Under checkpointing only the boundaries (recomputed: false)
   // stay, and the recomputed layers between two boundaries are live together while recomputed.
+  // A block that keeps its activations (partial checkpointing) stores them like any other layer.
+  const std::vector<bool> recomputed = model::recomputed_in_backward(workload, scenario);
   double stored = 0;
   double largest_segment = 0;
   double segment = 0;
-  for (const auto& layer : workload.layers) {
+  for (std::size_t i = 0; i < workload.layers.size(); ++i) {
+    const model::Layer& layer = workload.layers[i];
     const double split = cp * (layer.tp_sharded() || scenario.sequence_parallel ? tp : 1.0);
     const double bytes = layer.activation_bytes_per_sample / split;
-    if (!scenario.activation_checkpointing || !layer.recomputed)
-      stored += bytes;
-    if (layer.recomputed) {
+    if (recomputed[i]) {
       segment += bytes;
       largest_segment = std::max(largest_segment, segment);
     } else {
+      stored += bytes;
       segment = 0;
     }
   }
-  m.activation_bytes = micro_batch * (stored + (scenario.activation_checkpointing ? largest_segment : 0.0));
+  m.activation_bytes = micro_batch * (stored + largest_segment);
   if (model::gathers_parameters_before_use(stage)) // the group in use and the prefetched next one, gathered in full
     m.buffer_bytes = 2.0 * largest_group_params * element;
   else // a bucket being reduced and the next one filling (DDP / DeepSpeed reduce buckets)

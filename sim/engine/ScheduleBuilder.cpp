@@ -1,6 +1,7 @@
 #include "sim/engine/ScheduleBuilder.hpp"
 
 #include "sim/engine/ComputeCostModel.hpp"
+#include "sim/model/Recomputation.hpp"
 
 #include <algorithm>
 
@@ -257,14 +258,15 @@ private:
   static std::vector<std::size_t> recompute_runs(const model::WorkloadTrace& workload, const model::Scenario& scenario)
   {
     const std::size_t n = workload.layers.size();
+    const std::vector<bool> recomputed = model::recomputed_in_backward(workload, scenario);
     std::vector<std::size_t> begin_of(n, kNotRecomputed);
     std::size_t begin = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      if (!recomputed_in_backward(workload.layers[i], scenario)) {
+      if (!recomputed[i]) {
         begin = i + 1;
         continue;
       }
-      if (i + 1 == n || !recomputed_in_backward(workload.layers[i + 1], scenario))
+      if (i + 1 == n || !recomputed[i + 1])
         begin_of[i] = begin;
     }
     return begin_of;
@@ -425,11 +427,6 @@ int tp_overlap_row_chunks(const model::Layer& layer, const model::Scenario& scen
   if (layer.tensor_parallel == TensorParallelMode::Column)
     return backward && overlaps_weight_gradient(layer) ? 1 : tp;
   return 1;
-}
-
-bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario)
-{
-  return scenario.activation_checkpointing && layer.recomputed;
 }
 
 LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch)

@@ -52,10 +52,6 @@ struct LayerShare {
 /// holds (context parallelism halves them).
 int tp_overlap_row_chunks(const model::Layer& layer, const model::Scenario& scenario, bool backward);
 
-/// True when activation checkpointing drops `layer`'s activations and backward runs its forward again
-/// (forward kernel and collectives) before back-propagating through its block.
-bool recomputed_in_backward(const model::Layer& layer, const model::Scenario& scenario);
-
 /// How `layer` divides over tp x cp ranks for a micro-batch of `micro_batch` samples.
 LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch);
 

@@ -2,6 +2,7 @@
 
 #include "sim/engine/ComputeCostModel.hpp"
 #include "sim/engine/ScheduleBuilder.hpp"
+#include "sim/model/Recomputation.hpp"
 
 #include <map>
 #include <utility>
@@ -34,12 +35,14 @@ model::StepWork decompose_step(const model::ResolvedScenario& resolved)
         work.fixed_s += steps * launch_s;
     }
   };
-  for (const auto& layer : resolved.workload.layers) {
+  const std::vector<bool> recomputed = model::recomputed_in_backward(resolved.workload, s);
+  for (std::size_t i = 0; i < resolved.workload.layers.size(); ++i) {
+    const model::Layer& layer = resolved.workload.layers[i];
     trainable += share_of(layer, s, s.micro_batch_size).trainable_params;
     const LayerKernels forward =
         forward_kernels(layer, s, gpu, precision, s.micro_batch_size, tp_overlap_row_chunks(layer, s, false));
     add(forward);
-    if (recomputed_in_backward(layer, s)) // its forward runs again in backward (build_step_program)
+    if (recomputed[i]) // its forward runs again in backward (build_step_program)
       add(forward);
     add(backward_kernels(layer, s, gpu, precision, s.micro_batch_size, tp_overlap_row_chunks(layer, s, true)));
   }

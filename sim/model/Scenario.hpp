@@ -91,6 +91,9 @@ struct Scenario {
   /// stage3_prefetch_bucket_size default 5e7).
   double zero3_prefetch_params = 5e7;
   bool activation_checkpointing = false;
+  /// With activation_checkpointing, recompute only the first N checkpoint blocks and keep the others'
+  /// activations (model/Recomputation.hpp); absent: every block.
+  std::optional<int> activation_checkpointing_blocks;
   /// The step is captured and replayed as a CUDA graph (MLPerf submissions do): each kernel then
   /// costs about a microsecond to launch instead of the host's few microseconds
   /// (shared/references/COMPUTE.md; NVIDIA's 'Getting started with CUDA Graphs'). Default false:

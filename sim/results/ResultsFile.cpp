@@ -68,6 +68,8 @@ const std::vector<Column>& columns()
       int_column("grad_accum_steps", &RunRecord::grad_accum_steps),
       int_column("zero_stage", &RunRecord::zero_stage),
       int_column("activation_checkpointing", &RunRecord::activation_checkpointing),
+      int_column("recomputed_blocks", &RunRecord::recomputed_blocks),
+      int_column("checkpoint_blocks", &RunRecord::checkpoint_blocks),
       real_column("compute_efficiency", &RunRecord::compute_efficiency),
       real_column("scale_up_link_fraction", &RunRecord::scale_up_link_fraction),
       real_column("nic_link_fraction", &RunRecord::nic_link_fraction),

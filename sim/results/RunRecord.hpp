@@ -33,6 +33,8 @@ struct RunRecord {
   std::int64_t grad_accum_steps = 0;
   std::int64_t zero_stage = 0;
   std::int64_t activation_checkpointing = 0;
+  std::int64_t recomputed_blocks = 0; ///< checkpoint blocks recomputed in backward (0 without checkpointing)
+  std::int64_t checkpoint_blocks = 0; ///< checkpoint blocks of the workload (model/Recomputation.hpp)
 
   double compute_efficiency = 0;
   double scale_up_link_fraction = 0; ///< usable fraction of the first node's GPU-to-GPU links

@@ -3,6 +3,7 @@
 #include "sim/run/Version.hpp"
 #include "sim/config/FileDigest.hpp"
 #include "sim/engine/SimgridConfig.hpp"
+#include "sim/model/Recomputation.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
@@ -204,6 +205,8 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   }
   r.zero_stage = s.zero_stage;
   r.activation_checkpointing = s.activation_checkpointing ? 1 : 0;
+  r.recomputed_blocks = model::recomputed_block_count(resolved.workload, s);
+  r.checkpoint_blocks = model::checkpoint_block_count(resolved.workload);
   r.compute_efficiency = s.efficiency.compute;
   if (const auto used = resolved.platform.groups_used(s.gpus); !used.empty()) {
     const auto& node = resolved.platform.node_type_of_group(used.front().group);

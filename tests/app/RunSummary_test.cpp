@@ -15,6 +15,9 @@ results::RunRecord record_of(const model::Scenario& s)
   r.precision = "bf16";
   r.collective = "auto";
   r.collective_used = "ring";
+  r.activation_checkpointing = s.activation_checkpointing ? 1 : 0;
+  r.checkpoint_blocks = 80; // a Llama 2 70B trace's decoder layers
+  r.recomputed_blocks = s.activation_checkpointing ? s.activation_checkpointing_blocks.value_or(80) : 0;
   return r;
 }
 
@@ -46,6 +49,11 @@ TEST_CASE("app::format_setup_line with tp and cp counts replicas and says how th
   CHECK(app::format_setup_line(s, record_of(s)) ==
         "setup      ZeRO-0, bf16, global batch 8 = micro-batch 1 x 2 replica(s) x 4 accumulation step(s); 16 GPUs = 2 "
         "replica(s) x tp 4 x cp 2, sequence parallel, activation checkpointing, collective ring (auto)\n");
+  s.activation_checkpointing_blocks = 38; // NeMo's block method: the first 38 layers recomputed
+  CHECK(app::format_setup_line(s, record_of(s)) ==
+        "setup      ZeRO-0, bf16, global batch 8 = micro-batch 1 x 2 replica(s) x 4 accumulation step(s); 16 GPUs = 2 "
+        "replica(s) x tp 4 x cp 2, sequence parallel, activation checkpointing (38 of 80 blocks), collective ring "
+        "(auto)\n");
 }
 
 TEST_CASE("app::format_setup_line on an uneven allocation adds up each group of GPUs", "[app][summary]")
