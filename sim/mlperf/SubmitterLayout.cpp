@@ -1,6 +1,7 @@
 #include "sim/mlperf/SubmitterLayout.hpp"
 
 #include "sim/engine/MemoryModel.hpp"
+#include "sim/model/Recomputation.hpp"
 
 #include <stdexcept>
 
@@ -11,6 +12,36 @@ bool fits(const model::Scenario& s, const model::WorkloadTrace& workload, const 
 {
   const model::Precision precision = s.precision.value_or(workload.precision);
   return engine::estimate_memory(workload, s, gpu, precision, s.data_parallel()).fits();
+}
+
+/// Recomputes as few checkpoint blocks as fit: none if the activations fit, else the smallest N of
+/// NeMo's `activations_checkpoint_method: block` (the first N decoder layers recomputed, the rest
+/// stored). Recomputing a decoder layer runs its forward again, a third more GEMM work per layer,
+/// which a submitter who can store the activations does not pay. False when even every block
+/// recomputed does not fit.
+bool fits_with_fewest_recomputed_blocks(model::Scenario& s, const model::WorkloadTrace& workload,
+                                        const model::GpuType& gpu)
+{
+  s.activation_checkpointing = false;
+  s.activation_checkpointing_blocks.reset();
+  if (fits(s, workload, gpu))
+    return true;
+  s.activation_checkpointing = true;
+  if (!fits(s, workload, gpu))
+    return false;
+  // Memory does not grow with the blocks recomputed: bisect for the fewest that fit.
+  int too_few = 0;
+  int enough = model::checkpoint_block_count(workload);
+  while (enough - too_few > 1) {
+    const int middle = (too_few + enough) / 2;
+    s.activation_checkpointing_blocks = middle;
+    (fits(s, workload, gpu) ? enough : too_few) = middle;
+  }
+  if (enough < model::checkpoint_block_count(workload))
+    s.activation_checkpointing_blocks = enough;
+  else
+    s.activation_checkpointing_blocks.reset();
+  return true;
 }
 
 /// Llama 2 with `model_parallel` GPUs per replica (micro-batch 1, so the replicas must divide the
@@ -32,8 +63,14 @@ bool llama_model_parallel_layout(model::Scenario& s, const model::WorkloadTrace&
     s.tensor_parallel = tp;
     s.context_parallel = cp;
     s.zero_stage = model_parallel == 1 ? 3 : 0;
-    if (fits(s, workload, gpu))
+    if (s.zero_stage == 3) { // DeepSpeed on the reference's Hugging Face code: every decoder layer checkpointed
+      s.activation_checkpointing = true;
+      s.activation_checkpointing_blocks.reset();
+      if (fits(s, workload, gpu))
+        return true;
+    } else if (fits_with_fewest_recomputed_blocks(s, workload, gpu)) {
       return true;
+    }
   }
   s.zero_stage = 0;
   return false;
@@ -46,7 +83,6 @@ void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, cons
   // NeMo's MLPerf Llama 2 LoRA configurations run TransformerEngine's userbuffers overlap of the TP
   // collectives with the GEMMs (tp_comm_overlap), with FP8 where the accelerator has it.
   s.tp_comm_overlap = true;
-  s.activation_checkpointing = true;
   s.micro_batch_size = 1;
   if (gpu.peak_flop_per_s.contains(model::Precision::Fp8))
     s.precision = model::Precision::Fp8;
@@ -113,6 +149,7 @@ void choose_submitter_layout(model::Scenario& s, const model::WorkloadTrace& wor
   s.context_parallel = 1;
   s.sequence_parallel = false;
   s.activation_checkpointing = false;
+  s.activation_checkpointing_blocks.reset();
   s.precision.reset();
   s.collective = model::CollectiveAlgorithm::Auto;
   using model::Benchmark;

@@ -3,8 +3,11 @@
 /// has to predict (docs/CALIBRATION.md, "Layout rule"):
 ///
 ///   llama2_70b_lora  Megatron tensor parallelism with sequence parallelism and its collectives
-///                    overlapped with the GEMMs (tp_comm_overlap), activation checkpointing, FP8
-///                    GEMMs where the accelerator has an FP8 peak (Transformer Engine), micro-batch 1.
+///                    overlapped with the GEMMs (tp_comm_overlap), FP8 GEMMs where the accelerator
+///                    has an FP8 peak (Transformer Engine), micro-batch 1, and the fewest decoder
+///                    layers recomputed that fit (none where the activations fit; NeMo's block
+///                    checkpointing of the first N layers); every layer under ZeRO-3 (the reference's
+///                    gradient checkpointing, which the DeepSpeed submissions run).
 ///                    Model parallelism per replica (tp x cp): what the logs fix where they give the
 ///                    accumulation steps (global batch / steps replicas); else the least power of 2
 ///                    from 2 whose replicas divide the global batch and fit in memory (8x H200 and

@@ -3,7 +3,9 @@
 // micro-batch), and the rule again where the logged figure does not divide.
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/config/MlperfSystemReader.hpp"
+#include "sim/engine/MemoryModel.hpp"
 #include "sim/mlperf/MlperfScenarioBuilder.hpp"
+#include "sim/model/Recomputation.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -67,6 +69,34 @@ TEST_CASE("mlperf: Llama 2's logged accumulation steps fix its data-parallel deg
   const auto unlogged = layout_of(b200_32, model::Benchmark::Llama2_70bLora, 8, 0);
   CHECK((unlogged.tp == 4 && unlogged.cp == 1 && unlogged.data_parallel == 8));
   CHECK((odd.tp == unlogged.tp && odd.cp == unlogged.cp && odd.data_parallel == unlogged.data_parallel));
+}
+
+TEST_CASE("mlperf: Llama 2 recomputes the fewest decoder layers that fit, every one under ZeRO-3", "[mlperf]")
+{
+  static mlperf::MlperfScenarioBuilder builder;
+  auto build = [](const std::string& system_file, int logged_steps) {
+    return builder.build(config::read_mlperf_system(kData + "/" + system_file), model::Benchmark::Llama2_70bLora, 8,
+                         logged_steps, config::default_calibration(), false);
+  };
+  auto fits = [](const model::ResolvedScenario& r) {
+    const auto& gpu = r.platform.gpu_type_of(r.platform.node_type_of_group(0));
+    return engine::estimate_memory(r.workload, r.scenario, gpu, r.precision(), r.scenario.data_parallel()).fits();
+  };
+  // NVIDIA's 8x H100 layout (tp 4, SP): the activations of all 80 layers fit beside the frozen weights.
+  const auto h100 = build("systems/v9.9/Acme__box8.json", 4);
+  CHECK_FALSE(h100.resolved.scenario.activation_checkpointing);
+  // A 48 GB L40S at tp 4 does not hold them all: some layers are recomputed, the fewest that fit.
+  auto l40s = build("hand_built_l40s_8.json", 0).resolved;
+  REQUIRE(l40s.scenario.activation_checkpointing);
+  REQUIRE(l40s.scenario.activation_checkpointing_blocks.has_value());
+  const int blocks = *l40s.scenario.activation_checkpointing_blocks;
+  CHECK((blocks > 1 && blocks < model::checkpoint_block_count(l40s.workload)));
+  CHECK(fits(l40s));
+  l40s.scenario.activation_checkpointing_blocks = blocks - 1;
+  CHECK_FALSE(fits(l40s));
+  // The DeepSpeed layout (a replica per GPU, ZeRO-3) runs the reference, which checkpoints every layer.
+  const auto sharded = build("systems/v9.9/Acme__box8.json", 1).resolved.scenario;
+  CHECK((sharded.zero_stage == 3 && sharded.activation_checkpointing && !sharded.activation_checkpointing_blocks));
 }
 
 TEST_CASE("mlperf: a data-parallel benchmark's logged accumulation steps fix its micro-batch", "[mlperf]")
