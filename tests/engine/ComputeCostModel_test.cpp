@@ -107,11 +107,12 @@ TEST_CASE("engine: a simulated step's compute time equals the decomposition's bu
   CHECK(result.compute_time_s == Approx(engine::decompose_step(r).busy_time_s(r.scenario.efficiency)).epsilon(1e-9));
 }
 
-TEST_CASE("engine::decompose_step counts the forward kernels a checkpointed block reruns", "[engine]")
+namespace {
+
+/// Llama 2 LoRA on one DGX H100 as NVIDIA lays it out (tp 4 with SP, 2 replicas, micro-batch 1), at
+/// fixed efficiencies, without checkpointing: the tests below switch it on.
+model::ResolvedScenario llama_tp4_on_a_dgx_h100()
 {
-  // Llama 2 LoRA as the MLPerf scenario lays it out (tp 4, SP, checkpointing): its norms and
-  // residual adds are HBM-bound, so the recomputed forward kernels enter the decomposition as
-  // kernels of their own, exactly as the program runs them.
   model::ResolvedScenario r;
   r.platform = config::read_platform(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/dgx-h100-1node.yaml");
   r.workload = config::read_workload(std::string(GPUSCALE_SOURCE_DIR) + "/workloads/llama2-70b-lora.yaml");
@@ -123,6 +124,18 @@ TEST_CASE("engine::decompose_step counts the forward kernels a checkpointed bloc
   s.global_batch_size = 8;
   s.micro_batch_size = 1;
   s.efficiency = {0.4, 1.0, 0.7};
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("engine::decompose_step counts the forward kernels a checkpointed block reruns", "[engine]")
+{
+  // Llama 2 LoRA as the MLPerf scenario lays it out (tp 4, SP, checkpointing): its norms and
+  // residual adds are HBM-bound, so the recomputed forward kernels enter the decomposition as
+  // kernels of their own, exactly as the program runs them.
+  model::ResolvedScenario r = llama_tp4_on_a_dgx_h100();
+  auto& s = r.scenario;
   const auto& gpu = r.platform.gpu_types.at("h100-sxm5-80gb");
   const double peak = gpu.peak_for(r.precision()).value();
   double busy_without_s = 0;
@@ -147,16 +160,8 @@ TEST_CASE("engine: recomputing fewer blocks costs less time and more memory, all
   // Llama 2 LoRA on 8 H100 as tp 4 with SP: NeMo's block checkpointing of the first N of 80 decoder
   // layers. Each recomputed layer adds its forward to the step and frees its stored activations,
   // less the one block that is live again during its own backward.
-  model::ResolvedScenario r;
-  r.platform = config::read_platform(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/dgx-h100-1node.yaml");
-  r.workload = config::read_workload(std::string(GPUSCALE_SOURCE_DIR) + "/workloads/llama2-70b-lora.yaml");
+  model::ResolvedScenario r = llama_tp4_on_a_dgx_h100();
   auto& s = r.scenario;
-  s.gpus = 8;
-  s.tensor_parallel = 4;
-  s.sequence_parallel = true;
-  s.global_batch_size = 8;
-  s.micro_batch_size = 1;
-  s.efficiency = {0.4, 1.0, 0.7};
   const auto& gpu = r.platform.gpu_types.at("h100-sxm5-80gb");
   REQUIRE(model::checkpoint_block_count(r.workload) == 80);
   auto busy_s = [&] { return engine::decompose_step(r).busy_time_s(s.efficiency); };
