@@ -115,6 +115,56 @@ struct Prediction {
   std::vector<std::string> notes;
 };
 
+/// A built scenario and its simulated run.
+struct SimulatedLayout {
+  mlperf::MlperfScenario built;
+  results::RunRecord record;
+};
+
+/// Llama 2's layout where nothing fixes it (no --gradient-accumulation): the layouts of every
+/// data-parallel degree whose replicas of 2-64 GPUs divide the batch (each split by the rule: tp, then
+/// cp, the fewest recomputed layers that fit) are simulated, and the fastest time to train is kept, as
+/// a submitter tunes its configuration. Memory decides what each layout recomputes, so no one degree is
+/// best everywhere: 8x H100 stores every layer at tp 4 and recomputes 72 of 80 at tp 2, 8x H200 stores
+/// them at tp 2. Empty when no candidate builds and runs (the rule's single layout then reports why).
+std::optional<SimulatedLayout> fastest_llama_layout(mlperf::MlperfScenarioBuilder& builder,
+                                                    const model::MlperfSystem& system, int gbs,
+                                                    const model::Calibration& calibration,
+                                                    std::optional<model::SoftwareDate> software_date,
+                                                    std::vector<std::string>& notes)
+{
+  std::optional<SimulatedLayout> best;
+  std::string tried;
+  const int gpus = system.accelerators_total();
+  for (int steps = 1; steps <= gbs; ++steps) {
+    if (gbs % steps != 0)
+      continue;
+    const int data_parallel = gbs / steps;
+    if (gpus % data_parallel != 0 || gpus / data_parallel < 2 || gpus / data_parallel > 64)
+      continue;
+    SimulatedLayout candidate;
+    try {
+      candidate.built = builder.build(system, model::Benchmark::Llama2_70bLora, gbs, steps, calibration, true,
+                                      software_date);
+    } catch (const std::invalid_argument&) {
+      continue; // no split of that many GPUs fits
+    }
+    const model::Scenario& s = candidate.built.resolved.scenario;
+    if (s.data_parallel() != data_parallel)
+      continue; // the degree did not fit and the rule chose another: that one is a candidate of its own
+    candidate.record = run::run_scenario(candidate.built.resolved, false).record;
+    if (candidate.record.outcome != results::Outcome::Ok)
+      continue;
+    tried += fmt::format("{}tp {} cp {}{}: {:.1f} min", tried.empty() ? "" : "; ", s.tensor_parallel,
+                         s.context_parallel, checkpointing_phrase(candidate.record), candidate.record.time_to_train_min);
+    if (!best || candidate.record.time_to_train_min < best->record.time_to_train_min)
+      best = std::move(candidate);
+  }
+  if (best)
+    notes.push_back("layout: the fastest of the layouts that fit, each simulated (" + tried + ")");
+  return best;
+}
+
 /// Simulates the system's step for the benchmark and derives the time to train, its interval and notes.
 Prediction make_prediction(const PredictOptions& options)
 {
@@ -134,16 +184,26 @@ Prediction make_prediction(const PredictOptions& options)
   std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total(),
                                               builder.convergence(*benchmark));
   std::tie(p.software_date, p.software_date_source) = choose_software_date(options);
-  p.built = builder.build(p.system, *benchmark, gbs, options.accumulation_steps, calibration, true, p.software_date);
+  std::vector<std::string> layout_notes;
+  std::optional<SimulatedLayout> fastest;
+  if (*benchmark == model::Benchmark::Llama2_70bLora && options.accumulation_steps == 0)
+    fastest = fastest_llama_layout(builder, p.system, gbs, calibration, p.software_date, layout_notes);
+  if (fastest) {
+    p.built = std::move(fastest->built);
+    p.record = std::move(fastest->record);
+  } else {
+    p.built = builder.build(p.system, *benchmark, gbs, options.accumulation_steps, calibration, true, p.software_date);
+    p.record = run::run_scenario(p.built.resolved, false).record;
+  }
   const mlperf::MlperfScenario& built = p.built;
   const model::MlperfSystem& system = p.system;
   std::vector<std::string>& notes = p.notes;
   notes = built.mapping.notes;
+  notes.insert(notes.end(), layout_notes.begin(), layout_notes.end());
   if (!calibration.generation.contains(built.generation))
     notes.push_back("accelerator generation '" + built.generation +
                     "' has no MLPerf result in the calibration: it reaches the fraction of its dense peak that " +
                     model::kReferenceGeneration + " does, so the prediction rests on the catalog's datasheet figures");
-  p.record = run::run_scenario(built.resolved, false).record;
   const auto& r = p.record;
   if (r.outcome != results::Outcome::Ok)
     throw CommandExit(1, "cannot predict: " + r.infeasible_reason);
