@@ -121,12 +121,16 @@ struct SimulatedLayout {
   results::RunRecord record;
 };
 
-/// Llama 2's layout where nothing fixes it (no --gradient-accumulation): the layouts of every
-/// data-parallel degree whose replicas of 2-64 GPUs divide the batch (each split by the rule: tp, then
-/// cp, the fewest recomputed layers that fit) are simulated, and the fastest time to train is kept, as
-/// a submitter tunes its configuration. Memory decides what each layout recomputes, so no one degree is
-/// best everywhere: 8x H100 stores every layer at tp 4 and recomputes 72 of 80 at tp 2, 8x H200 stores
-/// them at tp 2. Empty when no candidate builds and runs (the rule's single layout then reports why).
+/// Llama 2's layout where nothing fixes it (no --gradient-accumulation): the layouts of the
+/// data-parallel degrees whose replicas of 2-64 GPUs divide the batch (each split by the rule: tp, then
+/// cp, the fewest recomputed layers that fit) are simulated from the least model parallelism up, and the
+/// fastest time to train is kept, as a submitter tunes its configuration. Memory decides what each
+/// layout recomputes, so no one degree is best everywhere: 8x H100 stores every layer at tp 4 and
+/// recomputes 72 of 80 at tp 2, 8x H200 stores them at tp 2. More model parallelism on the same GPUs
+/// adds communication and smaller GEMMs and pays only by recomputing fewer layers, so the search stops
+/// at the first layout that recomputes none or is slower than the one before (which keeps a 256-chip
+/// prediction to two or three simulations). Empty when no candidate builds and runs (the rule's single
+/// layout then reports why).
 std::optional<SimulatedLayout> fastest_llama_layout(mlperf::MlperfScenarioBuilder& builder,
                                                     const model::MlperfSystem& system, int gbs,
                                                     const model::Calibration& calibration,
@@ -134,6 +138,7 @@ std::optional<SimulatedLayout> fastest_llama_layout(mlperf::MlperfScenarioBuilde
                                                     std::vector<std::string>& notes)
 {
   std::optional<SimulatedLayout> best;
+  std::optional<double> previous_min; ///< the last simulated candidate's minutes
   std::string tried;
   const int gpus = system.accelerators_total();
   for (int steps = 1; steps <= gbs; ++steps) {
@@ -157,8 +162,13 @@ std::optional<SimulatedLayout> fastest_llama_layout(mlperf::MlperfScenarioBuilde
       continue;
     tried += fmt::format("{}tp {} cp {}{}: {:.1f} min", tried.empty() ? "" : "; ", s.tensor_parallel,
                          s.context_parallel, checkpointing_phrase(candidate.record), candidate.record.time_to_train_min);
+    const bool slower = previous_min && candidate.record.time_to_train_min > *previous_min;
+    const bool stores_all = candidate.record.recomputed_blocks == 0;
+    previous_min = candidate.record.time_to_train_min;
     if (!best || candidate.record.time_to_train_min < best->record.time_to_train_min)
       best = std::move(candidate);
+    if (slower || stores_all)
+      break;
   }
   if (best)
     notes.push_back("layout: the fastest of the layouts that fit, each simulated (" + tried + ")");
@@ -364,7 +374,8 @@ void add_predict_command(CLI::App& app)
   command->add_option("--gradient-accumulation", options->accumulation_steps,
                       "Micro-batches accumulated per step, as a submission logs gradient_accumulation_steps: fixes "
                       "the micro-batch (or, for llama2_70b_lora at micro-batch 1, the data-parallel degree) where "
-                      "that layout divides and fits (default: the layout rule of docs/CALIBRATION.md)")
+                      "that layout divides and fits (default: the layout rule of docs/CALIBRATION.md; for llama2_70b_lora the "
+                      "fastest of its candidate layouts, each simulated)")
       ->check(CLI::PositiveNumber);
   command->add_option("--calibration", options->calibration_path, "Calibration file (default: the embedded one)")
       ->check(CLI::ExistingFile);
