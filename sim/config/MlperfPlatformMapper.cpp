@@ -86,10 +86,7 @@ model::NodeType synthesise_node_type(const model::GpuType& gpu, int per_node, st
   // A PCIe card reaches its NIC over its own link, which the catalog states as its intra-node bandwidth
   // (Gen4 or Gen5 x16); a scale-up part's host link follows its generation.
   const bool gen5 = gpu.generation == "hopper" || gpu.generation == "blackwell" || gpu.generation == "cdna3";
-  if (!scale_up_part(gpu))
-    node.pcie_bw_Bps = gpu.intra_node_bw_Bps;
-  else
-    node.pcie_bw_Bps = gen5 ? kPcieGen5x16_Bps : kPcieGen4x16_Bps;
+  node.pcie_bw_Bps = !scale_up_part(gpu) ? gpu.intra_node_bw_Bps : gen5 ? kPcieGen5x16_Bps : kPcieGen4x16_Bps;
   node.pcie_latency_s = 1e-6;
   node.nic_count = 1;
   node.nic_bw_Bps = 100 * kGbit;

@@ -30,17 +30,17 @@ bool fits_with_fewest_recomputed_blocks(model::Scenario& s, const model::Workloa
   if (!fits(s, workload, gpu))
     return false;
   // Memory does not grow with the blocks recomputed: bisect for the fewest that fit.
+  const int all = model::checkpoint_block_count(workload);
   int too_few = 0;
-  int enough = model::checkpoint_block_count(workload);
+  int enough = all;
   while (enough - too_few > 1) {
     const int middle = (too_few + enough) / 2;
     s.activation_checkpointing_blocks = middle;
     (fits(s, workload, gpu) ? enough : too_few) = middle;
   }
-  if (enough < model::checkpoint_block_count(workload))
-    s.activation_checkpointing_blocks = enough;
-  else
-    s.activation_checkpointing_blocks.reset();
+  s.activation_checkpointing_blocks = enough;
+  if (enough == all)
+    s.activation_checkpointing_blocks.reset(); // every block: plain checkpointing
   return true;
 }
 
