@@ -35,7 +35,10 @@ struct CalibrationCase {
   int accelerators = 0;
   int nodes = 0;
   int global_batch_size = 0;
-  double actual_s = 0;       ///< the MLPerf score (unscaled olympic mean), seconds
+  double actual_s = 0;       ///< the published MLPerf score (olympic mean x RCP scaling factor), seconds
+  /// Samples to converge of the score's runs (their mean, times the RCP scaling factor the score
+  /// carries): what the result actually trained for its score; 0 when its logs do not say.
+  double scored_samples = 0;
   /// The software date of the result as a decimal year (model::SoftwareDate): the day its first run
   /// started (CaseOptions::software_date_source); 0 when undated (no software trend applies).
   double software_year = 0;
@@ -51,6 +54,7 @@ struct CalibrationCase {
   double host_limit_s = 0;         ///< step time the host CPUs can feed (0: not limiting / not modelled)
   double step_equivalents = 0;     ///< (training + evaluation seconds) / effective step seconds
   double fixed_s = 0;              ///< the convergence table's run-start overhead
+  double table_samples = 0;        ///< the convergence table's samples to converge at the case's batch
   double reference_s = 0;          ///< simulated time to train at `reference`
   double simulation_s = 0;         ///< wall-clock seconds the reference simulation took
 
@@ -60,6 +64,14 @@ struct CalibrationCase {
     profile = RooflineProfile(work);
     reference_busy_s = work.busy_time_s(reference);
   }
+
+  /// How many times the convergence table's samples the result trained (scored over table
+  /// samples); 1 when either is unknown.
+  double convergence_ratio() const
+  {
+    return scored_samples > 0 && table_samples > 0 ? scored_samples / table_samples : 1.0;
+  }
+  bool has_convergence_ratio() const { return scored_samples > 0 && table_samples > 0; }
 
   std::string key() const { return model::mlperf_entry_key(round, submitter, system, model::to_string(benchmark)); }
 };

@@ -34,7 +34,7 @@ struct Problem {
 double case_residual(const Problem& p, std::size_t index, const std::vector<double>& x)
 {
   const auto& c = p.cases[index];
-  return std::log(p.space.predict_s(c, x) / c.actual_s);
+  return std::log(p.space.fitted_s(c, x) / c.actual_s);
 }
 
 double residual(const Problem& p, std::size_t i, const std::vector<double>& x)

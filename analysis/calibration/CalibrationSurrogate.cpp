@@ -1,5 +1,6 @@
 #include "analysis/calibration/CalibrationSurrogate.hpp"
 
+#include "analysis/calibration/ConvergenceFactors.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/SoftwareTrend.hpp"
 #include "sim/units/Quantity.hpp"
@@ -130,6 +131,9 @@ ParameterSpace ParameterSpace::for_request(const CalibrationCase& request, const
   CalibrationCase undated = request;
   undated.software_year = 0;
   ParameterSpace space({undated});
+  space.convergence_factors_ = calibration.convergence_factors; // what the prediction converges at
+  if (!space.convergence_factors_.empty())
+    space.basis_ = ConvergenceBasis::Runs;
   if (request.software_year <= 0 || !calibration.software_reference_date ||
       !calibration.software_trend_for(request.benchmark))
     return space;
@@ -256,13 +260,51 @@ double ParameterSpace::communication_ratio(const CalibrationCase& c, const std::
   return 1.0;
 }
 
+std::string to_string(ParameterSpace::ConvergenceBasis basis)
+{
+  return basis == ParameterSpace::ConvergenceBasis::Runs ? "runs" : "table";
+}
+
+std::vector<ParameterSpace::ConvergenceBasis> all_convergence_bases()
+{
+  return {ParameterSpace::ConvergenceBasis::Runs, ParameterSpace::ConvergenceBasis::Table};
+}
+
+ParameterSpace ParameterSpace::with_convergence_basis(ConvergenceBasis basis, const std::vector<CalibrationCase>& cases,
+                                                     const std::vector<bool>& use) const
+{
+  ParameterSpace space = *this;
+  space.basis_ = basis;
+  space.convergence_factors_.clear();
+  if (basis == ConvergenceBasis::Runs)
+    space.convergence_factors_ = measure_convergence_factors(cases, use);
+  return space;
+}
+
+double ParameterSpace::convergence_factor(const CalibrationCase& c) const
+{
+  return model::convergence_factor_in(convergence_factors_, c.benchmark, c.global_batch_size);
+}
+
 double ParameterSpace::predict_s(const CalibrationCase& c, const std::vector<double>& x) const
 {
-  return surrogate_s(c, efficiency(c, x), overhead_s(c.benchmark, x), communication_ratio(c, x));
+  return surrogate_s(c, efficiency(c, x), overhead_s(c.benchmark, x), communication_ratio(c, x), convergence_factor(c));
+}
+
+double ParameterSpace::fitted_s(const CalibrationCase& c, const std::vector<double>& x) const
+{
+  const double factor =
+      basis_ == ConvergenceBasis::Runs && c.has_convergence_ratio() ? c.convergence_ratio() : convergence_factor(c);
+  return surrogate_s(c, efficiency(c, x), overhead_s(c.benchmark, x), communication_ratio(c, x), factor);
+}
+
+double ParameterSpace::at_table_s(const CalibrationCase& c, const std::vector<double>& x) const
+{
+  return surrogate_s(c, efficiency(c, x), overhead_s(c.benchmark, x), communication_ratio(c, x), 1.0);
 }
 
 double surrogate_s(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
-                         double communication_ratio)
+                   double communication_ratio, double convergence_factor)
 {
   const double busy0 = c.reference_busy_s;
   const double busy = c.profile.busy_time_s(efficiency.compute, efficiency.memory);
@@ -274,7 +316,7 @@ double surrogate_s(const CalibrationCase& c, const model::Efficiency& efficiency
   const double exposed = std::max({0.0, c.exposed_comm_s * r, c.comm_s * r - hidden0 * scale});
   const double residual = c.iteration_s - busy0 - c.exposed_comm_s - c.reference.step_overhead_s;
   const double step = std::max(busy + exposed + residual + efficiency.step_overhead_s, c.host_limit_s);
-  return step * c.step_equivalents + c.fixed_s + overhead_s;
+  return step * c.step_equivalents * convergence_factor + c.fixed_s + overhead_s;
 }
 
 } // namespace gpuscale::analysis

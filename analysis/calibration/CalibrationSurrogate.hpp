@@ -9,7 +9,9 @@
 ///             for links measured by nccl-tests (held), f0 / f for a fitted scale-up link class;
 ///             what compute hid at the reference shrinks and grows with compute
 ///   step   = max(busy + exposed + (step0 - busy0 - E0 - o0) + step_overhead[b], host limit)
-///   time   = step x (training + evaluation seconds per step second) + table overhead + overhead[b]
+///   time   = step x (training + evaluation seconds per step second) x k + table overhead + overhead[b]
+///   k      = samples trained over the convergence table's: the result's own in the fit (ConvergenceBasis
+///            Runs), the training results' median (ConvergenceFactors.hpp) in a prediction
 ///
 /// Exact at the reference efficiencies; away from them only the overlap of communication with
 /// compute is approximated (re-simulation measures the difference).
@@ -84,8 +86,29 @@ public:
   /// step overheads.
   double value_of(std::size_t index, const std::vector<double>& x) const;
 
-  /// Surrogate time to train of `c` at parameters `x`, seconds.
+  /// What a result's time to train is fitted and predicted at (docs/CALIBRATION.md, section 4).
+  enum class ConvergenceBasis {
+    Table, ///< the convergence table's samples, both: the fitted efficiencies absorb how far submissions converge from it
+    Runs,  ///< fitted at the samples each result's runs trained; predicted at the table's times the
+           ///< training results' median ratio to it (convergence_factor)
+  };
+  ConvergenceBasis convergence_basis() const { return basis_; }
+  /// The same parameters with the convergence factors measured on the cases `use` selects (all when empty).
+  ParameterSpace with_convergence_basis(ConvergenceBasis basis, const std::vector<CalibrationCase>& cases,
+                                        const std::vector<bool>& use = {}) const;
+  /// The convergence factors measured on the training cases (Runs; ConvergenceFactors.hpp), else none.
+  const std::vector<model::ConvergenceFactor>& convergence_factors() const { return convergence_factors_; }
+  /// Predicted samples to converge over the convergence table's for `c`'s benchmark and batch size
+  /// (model::convergence_factor_in): 1 without factors.
+  double convergence_factor(const CalibrationCase& c) const;
+
+  /// Surrogate time to train of `c` at parameters `x`, seconds: a prediction, converging in
+  /// convergence_factor times the table's samples.
   double predict_s(const CalibrationCase& c, const std::vector<double>& x) const;
+  /// The same, converging in the samples the fit compares with: the result's own (Runs) or the table's.
+  double fitted_s(const CalibrationCase& c, const std::vector<double>& x) const;
+  /// The same at the convergence table's samples: what re-simulating the case gives.
+  double at_table_s(const CalibrationCase& c, const std::vector<double>& x) const;
   /// The efficiencies `c` runs at under `x`.
   model::Efficiency efficiency(const CalibrationCase& c, const std::vector<double>& x) const;
   double overhead_s(model::Benchmark benchmark, const std::vector<double>& x) const;
@@ -100,6 +123,8 @@ private:
   double reference_year_ = 0;
   std::set<std::string> own_trends_; ///< benchmarks with their own trend parameter in use
   bool has_pooled_trend_ = false;
+  ConvergenceBasis basis_ = ConvergenceBasis::Table;
+  std::vector<model::ConvergenceFactor> convergence_factors_; ///< Runs only
 };
 
 /// The benchmarks with at least model::kOwnTrendMinResults dated repeats among the cases `use`
@@ -107,9 +132,15 @@ private:
 std::set<std::string> benchmarks_with_own_trend(const std::vector<CalibrationCase>& cases,
                                                  const std::vector<bool>& use = {});
 
+/// "runs", "table".
+std::string to_string(ParameterSpace::ConvergenceBasis basis);
+/// Every basis, Runs first (the default).
+std::vector<ParameterSpace::ConvergenceBasis> all_convergence_bases();
+
 /// The surrogate for given efficiencies and overhead (seconds): the formula above, communication
-/// scaled by `communication_ratio` (ParameterSpace::communication_ratio); seconds.
+/// scaled by `communication_ratio` (ParameterSpace::communication_ratio) and the training and
+/// evaluation steps by `convergence_factor` (samples trained over the convergence table's); seconds.
 double surrogate_s(const CalibrationCase& c, const model::Efficiency& efficiency, double overhead_s,
-                         double communication_ratio = 1.0);
+                   double communication_ratio = 1.0, double convergence_factor = 1.0);
 
 } // namespace gpuscale::analysis

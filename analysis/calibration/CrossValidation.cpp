@@ -31,7 +31,8 @@ std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<C
     // (generation factor 1: the catalog datasheet alone), not at the full fit's value.
     std::vector<double> warm = start;
     // The reference date and the benchmarks' own trends as the training cases alone decide them.
-    const ParameterSpace fold_space = space.for_training(cases, use);
+    const ParameterSpace fold_space =
+        space.for_training(cases, use).with_convergence_basis(space.convergence_basis(), cases, use);
     const auto neutral = fold_space.start();
     const auto repeats = fold_space.trend_repeat_groups(cases, use); // what measures a trend
     for (std::size_t j = 0; j < fold_space.size(); ++j) {

@@ -1,5 +1,6 @@
 #include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/CalibrationReport.hpp"
+#include "sim/app/ConvergenceBasisOption.hpp"
 #include "sim/app/SoftwareDateOption.hpp"
 #include "sim/app/Commands.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
@@ -25,6 +26,8 @@ struct CalibrateOptions {
   int workers = 2;
   int max_accelerators = 0;
   mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::None; ///< opt-in (docs/CALIBRATION.md)
+  /// Each result fitted at its own runs' samples, predictions at the measured convergence factors.
+  analysis::ParameterSpace::ConvergenceBasis convergence = analysis::ParameterSpace::ConvergenceBasis::Runs;
   bool list_excluded = false;
 };
 
@@ -72,7 +75,7 @@ std::vector<double> surrogate_differences(const mlperf::CaseSet& set, const anal
   std::vector<double> differences;
   for (std::size_t i = 0; i < simulated.size(); ++i)
     if (std::isfinite(simulated[i]))
-      differences.push_back(analysis::absolute_percentage_error(space.predict_s(set.cases[i], fit_x), simulated[i]));
+      differences.push_back(analysis::absolute_percentage_error(space.at_table_s(set.cases[i], fit_x), simulated[i]));
   return differences;
 }
 
@@ -98,7 +101,8 @@ void run_calibrate(const CalibrateOptions& options)
   const auto excess = mlperf::contention_excess(set, options.workers, print_case_progress);
   print_contention(set, excess);
 
-  const analysis::ParameterSpace space(set.cases);
+  const analysis::ParameterSpace space =
+      analysis::ParameterSpace(set.cases).with_convergence_basis(options.convergence, set.cases);
   const auto fit = analysis::fit_calibration(space, set.cases);
   std::vector<double> in_sample, loso;
   std::vector<std::string> outliers; // what the robust loss discounts is reported, never dropped silently
@@ -129,6 +133,7 @@ void run_calibrate(const CalibrateOptions& options)
   calibration.collective_s = reference.collective_s;
   calibration.choices = reference.choices;
   calibration.batch_sizes = batch_size_rules(set.entries);
+  calibration.convergence_factors = space.convergence_factors(); // none when fitted at the tables
   if (!calibration.software_reference_date) // no trend fitted: the date of the latest round fitted, so that
     calibration.software_reference_date = latest_round_date(set.entries); // predict knows a later round extrapolates
   auto& summary = calibration.summary;
@@ -137,7 +142,10 @@ void run_calibrate(const CalibrateOptions& options)
   summary.loso_median_ape_pct = loso_errors.median_pct;
   summary.surrogate_max_abs_diff_pct = *std::max_element(differences.begin(), differences.end());
   summary.command = "gpuscale calibrate --mlperf <shared/mlperf> -o " + options.output_path +
-                    (options.max_accelerators > 0 ? " --max-accelerators " + std::to_string(options.max_accelerators) : "");
+                    (options.max_accelerators > 0 ? " --max-accelerators " + std::to_string(options.max_accelerators) : "") +
+                    (options.convergence != analysis::ParameterSpace::ConvergenceBasis::Runs
+                         ? " --convergence " + analysis::to_string(options.convergence)
+                         : "");
   summary.data = "MLPerf Training v3.0-v4.1 closed division (shared/mlperf: scores and trimmed MLLOG logs), " +
                  std::to_string(set.cases.size()) + " results";
   calibration.intervals =
@@ -174,6 +182,7 @@ void add_calibrate_command(CLI::App& app)
   command->add_option("-o,--output", options->output_path, "Calibration YAML to write")->required();
   command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
   add_software_date_option(*command, options->software_date);
+  add_convergence_basis_option(*command, options->convergence);
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--reference", options->reference_path,

@@ -210,6 +210,13 @@ Prediction make_prediction(const PredictOptions& options)
   std::vector<std::string>& notes = p.notes;
   notes = built.mapping.notes;
   notes.insert(notes.end(), layout_notes.begin(), layout_notes.end());
+  if (const auto* f = model::find_convergence_factor(calibration.convergence_factors, *benchmark,
+                                                     built.resolved.scenario.global_batch_size))
+    notes.push_back(fmt::format("samples to converge: the convergence table's times {:.4g}, the median of {} calibration "
+                                "results{} over the table (convergence_factors)",
+                                f->factor, f->results,
+                                f->global_batch_size > 0 ? fmt::format(" at global batch size {}", f->global_batch_size)
+                                                         : std::string(" of the benchmark")));
   if (!calibration.generation.contains(built.generation))
     notes.push_back("accelerator generation '" + built.generation +
                     "' has no MLPerf result in the calibration: it reaches the fraction of its dense peak that " +

@@ -1,5 +1,6 @@
 #include "sim/mlperf/CalibrationCases.hpp"
 #include "sim/app/BaselineComparisonReport.hpp"
+#include "sim/app/ConvergenceBasisOption.hpp"
 #include "sim/app/SoftwareDateOption.hpp"
 #include "sim/app/CalibrationReport.hpp"
 #include "sim/app/CommandExit.hpp"
@@ -33,6 +34,8 @@ struct ValidateOptions {
   int workers = 2;
   int max_accelerators = 0;
   mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::None; ///< opt-in (docs/CALIBRATION.md)
+  /// Each result fitted at its own runs' samples, predictions at the measured convergence factors.
+  analysis::ParameterSpace::ConvergenceBasis convergence = analysis::ParameterSpace::ConvergenceBasis::Runs;
   double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
   std::string write_intervals_path; ///< "": none; else a calibration file whose intervals: are replaced
   std::string residuals_path;       ///< "": none; else a CSV of every mode's left-out predictions
@@ -193,7 +196,8 @@ void run_validate(const ValidateOptions& options)
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   const auto& cases = set.cases;
-  const analysis::ParameterSpace space(cases);
+  const analysis::ParameterSpace space =
+      analysis::ParameterSpace(cases).with_convergence_basis(options.convergence, cases);
   const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
   // Every mode's refits, once: the error tables, the intervals and the regression comparison share them.
   const analysis::LeftOutSeconds left_out = analysis::left_out_s_by_mode(space, cases, fit.x);
@@ -249,6 +253,7 @@ void add_validate_command(CLI::App& app)
   command->add_option("--plot", options->plot_path, "Predicted-vs-actual PNG to write (gnuplot)");
   command->add_option("-j,--jobs", options->workers, "Simulations run at once (processes)")->check(CLI::PositiveNumber);
   add_software_date_option(*command, options->software_date);
+  add_convergence_basis_option(*command, options->convergence);
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--max-median-ape", options->max_median_ape_pct,

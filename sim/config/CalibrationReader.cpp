@@ -125,6 +125,40 @@ void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizePoint>&
   }
 }
 
+/// convergence_factors: [{benchmark, global_batch_size (absent: the benchmark's), factor, results}],
+/// at most one per benchmark and batch size.
+void read_convergence_factors(MappingReader& parent, std::vector<model::ConvergenceFactor>& out)
+{
+  auto node = parent.child("convergence_factors", Presence::Optional);
+  if (!node || !expect_sequence(*node, parent.file(), parent.path_of("convergence_factors"), parent.diagnostics(), true))
+    return;
+  for (std::size_t i = 0; i < node->size(); ++i) {
+    MappingReader entry((*node)[i], parent.file(), parent.path_of("convergence_factors") + "/" + std::to_string(i),
+                        parent.diagnostics());
+    model::ConvergenceFactor f;
+    const auto name = entry.identifier("benchmark", Presence::Required);
+    const auto benchmark = name ? model::benchmark_of_name(*name) : std::nullopt;
+    if (name && !benchmark)
+      entry.error("benchmark", unknown_benchmark(*name));
+    f.benchmark = benchmark.value_or(model::Benchmark::Bert);
+    f.global_batch_size =
+        static_cast<int>(entry.integer("global_batch_size", 1, 1'000'000'000, Presence::Optional).value_or(0));
+    for (const auto& earlier : out)
+      if (benchmark && earlier.benchmark == f.benchmark && earlier.global_batch_size == f.global_batch_size)
+        entry.error(f.global_batch_size > 0 ? "global_batch_size" : "benchmark",
+                    f.global_batch_size > 0
+                        ? fmt::format("a second factor for {} at global batch size {}", *name, f.global_batch_size)
+                        : fmt::format("a second factor for {} without a global batch size", *name));
+    f.factor = entry.number("factor", model::kConvergenceFactorRange.lower, model::kConvergenceFactorRange.upper,
+                            Presence::Required)
+                   .value_or(1.0);
+    f.results = static_cast<int>(entry.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
+    entry.finish();
+    if (benchmark)
+      out.push_back(f);
+  }
+}
+
 /// intervals: {families: [...], calibrated_accelerators: {benchmark: n},
 ///             modes: {mode: {low_log, high_log, results, coverage, parameter_log_sd}}}
 void read_intervals(MappingReader& parent, model::IntervalModel& out)
@@ -256,6 +290,7 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
       });
       read_software_reference_date(c, calibration);
       read_batch_sizes(c, calibration.batch_sizes);
+      read_convergence_factors(c, calibration.convergence_factors);
       read_intervals(c, calibration.intervals);
       read_network_fit(c, calibration.network_fit);
       c.finish();
@@ -297,6 +332,17 @@ std::string format_calibration(const model::Calibration& calibration)
   for (const auto& r : calibration.batch_sizes)
     out += fmt::format("    - {{benchmark: {}, accelerators: {}, global_batch_size: {}, results: {}}}\n",
                        model::to_string(r.benchmark), r.accelerators, r.global_batch_size, r.results);
+  if (!calibration.convergence_factors.empty()) {
+    out += "  # Scored samples over the convergence table's, the median over the results (per benchmark, and per\n"
+           "  # global batch size run by at least 3): measured from the logs, not fitted (docs/CALIBRATION.md).\n"
+           "  convergence_factors:\n";
+    for (const auto& f : calibration.convergence_factors)
+      out += f.global_batch_size > 0
+                 ? fmt::format("    - {{benchmark: {}, global_batch_size: {}, factor: {:.6g}, results: {}}}\n",
+                               model::to_string(f.benchmark), f.global_batch_size, f.factor, f.results)
+                 : fmt::format("    - {{benchmark: {}, factor: {:.6g}, results: {}}}\n", model::to_string(f.benchmark),
+                               f.factor, f.results);
+  }
   const auto& intervals = calibration.intervals;
   if (intervals.empty())
     return out;

@@ -61,6 +61,7 @@ analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const Mlper
   c.system_key = entry.submitter + "/" + entry.system;
   c.nodes = entry.description.number_of_nodes;
   c.actual_s = *entry.published_score_s(); // the figure MLCommons publishes; the model converges at the RCPs too
+  c.scored_samples = entry.olympic_samples_to_converge * entry.rcp_scaling_factor;
   c.software_year = software_year_of(entry, date_source);
   return c;
 }
@@ -106,6 +107,7 @@ analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const r
     c.host_limit_s = static_cast<double>(s.global_batch_size) / s.data_parallel() / r.host_max_samples_per_s;
   c.step_equivalents = units::from_minutes(r.ttt_training_min + r.ttt_evaluation_min) / r.effective_iter_time_s;
   c.fixed_s = units::from_minutes(r.ttt_overhead_min);
+  c.table_samples = r.samples_to_converge;
   c.reference_s = units::from_minutes(r.time_to_train_min);
   c.prepare();
   return c;

@@ -82,6 +82,27 @@ bool Calibration::choice(const std::string& name, bool otherwise) const
   return it != choices.end() ? it->second.value >= 0.5 : otherwise;
 }
 
+const ConvergenceFactor* find_convergence_factor(const std::vector<ConvergenceFactor>& factors, Benchmark benchmark,
+                                                 int global_batch_size)
+{
+  const ConvergenceFactor* of_benchmark = nullptr;
+  for (const auto& f : factors) {
+    if (f.benchmark != benchmark)
+      continue;
+    if (f.global_batch_size == global_batch_size && global_batch_size > 0)
+      return &f;
+    if (f.global_batch_size == 0)
+      of_benchmark = &f;
+  }
+  return of_benchmark;
+}
+
+double convergence_factor_in(const std::vector<ConvergenceFactor>& factors, Benchmark benchmark, int global_batch_size)
+{
+  const ConvergenceFactor* f = find_convergence_factor(factors, benchmark, global_batch_size);
+  return f != nullptr ? f->factor : 1.0;
+}
+
 double Calibration::overhead_s_for(std::optional<Benchmark> benchmark) const
 {
   if (!benchmark)

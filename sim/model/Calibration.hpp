@@ -43,6 +43,27 @@ struct BatchSizePoint {
   int results = 0; ///< calibration results on exactly `accelerators`
 };
 
+/// How many times its convergence table's samples MLPerf submissions of `benchmark` train before
+/// their score (docs/CALIBRATION.md, section 4, "Convergence as submitted"): the median, over the
+/// calibration results, of each result's scored samples (its olympic runs' mean times the RCP scaling
+/// factor) over the table's samples at its global batch size. Measured, not fitted: one entry per
+/// benchmark (global_batch_size 0) and one per global batch size that at least
+/// kConvergenceFactorMinResults results ran.
+struct ConvergenceFactor {
+  Benchmark benchmark = Benchmark::Bert;
+  int global_batch_size = 0; ///< 0: the benchmark's, for batch sizes without an entry of their own
+  double factor = 1;
+  int results = 0; ///< results it is the median of
+};
+/// Results a global batch size needs for a convergence factor of its own.
+inline constexpr int kConvergenceFactorMinResults = 3;
+/// The entry of `benchmark` at `global_batch_size` among `factors`: that batch size's, else the
+/// benchmark's; nullptr when there is neither.
+const ConvergenceFactor* find_convergence_factor(const std::vector<ConvergenceFactor>& factors, Benchmark benchmark,
+                                                 int global_batch_size);
+/// Its factor, or 1 (the table's samples) without an entry.
+double convergence_factor_in(const std::vector<ConvergenceFactor>& factors, Benchmark benchmark, int global_batch_size);
+
 /// Fit and cross-validation figures stored with the parameters (for reports; not used to predict).
 struct CalibrationSummary {
   int results = 0;
@@ -104,6 +125,8 @@ struct Calibration {
   /// (interval later_round).
   std::optional<SoftwareDate> software_reference_date;
   std::vector<BatchSizePoint> batch_sizes;           ///< sorted by benchmark, then accelerators (increasing)
+  /// Empty: a calibration fitted at the convergence tables' samples, which predicts at them.
+  std::vector<ConvergenceFactor> convergence_factors;
   CalibrationSummary summary;
   IntervalModel intervals;                           ///< left-out residuals per validation mode (prediction intervals)
   /// Present in a network calibration (gpuscale calibrate-network), which has network and collective only.
@@ -145,6 +168,11 @@ struct Calibration {
   bool choice(const std::string& name, bool otherwise) const;
   /// Seconds added to every run of `benchmark` (0 without a benchmark or when the calibration has none).
   double overhead_s_for(std::optional<Benchmark> benchmark) const;
+  /// convergence_factor_in(convergence_factors, ...).
+  double convergence_factor_for(Benchmark benchmark, int global_batch_size) const
+  {
+    return convergence_factor_in(convergence_factors, benchmark, global_batch_size);
+  }
   /// The global batch size submitters use on `accelerators`: the points of `benchmark` interpolated
   /// linearly in log(batch) against log(accelerators); beyond the first and last point, the batch per
   /// accelerator of that point (strong scaling grows the batch at most in proportion). Rounded to the
@@ -173,6 +201,9 @@ inline constexpr ParameterRange kStepOverheadRange_s{0.0, 2.0};  ///< step_overh
 inline constexpr ParameterRange kRunOverheadRange_s{0.0, 1800.0}; ///< overhead[benchmark], seconds
 /// software_trend[...]: the efficiency a year earlier as a fraction of today's (SoftwareTrend.hpp)
 inline constexpr ParameterRange kSoftwareTrendRange{0.5, 1.0};
+/// convergence_factors[...]: scored samples over the table's; a median outside it says the table is
+/// not the benchmark's (a factor of 2 is a different dataset or target, not noise).
+inline constexpr ParameterRange kConvergenceFactorRange{0.5, 2.0};
 /// The range of the group stored under `key` in calibration/mlperf.yaml (Calibration::for_each_group).
 ParameterRange parameter_range(const std::string& key);
 

@@ -79,6 +79,10 @@ struct MlperfEntry {
   }
   double median_run_s = 0;       ///< over valid runs, seconds
   double mean_samples_to_converge = 0; ///< over valid runs
+  /// Mean samples (or epochs x training-set size) to converge of the runs the olympic score averages
+  /// (valid runs by time, fastest and slowest dropped): what the score's runs trained. 0 without a
+  /// score or when one of those runs does not log its samples.
+  double olympic_samples_to_converge = 0;
   double mean_epochs_to_converge = 0;  ///< over valid runs; resnet, retinanet
   double mean_throughput_samples_per_s = 0; ///< samples processed / run time, mean over valid runs
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 namespace gpuscale::model {
 
@@ -36,6 +37,7 @@ std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_r
 void summarise_entry(MlperfEntry& entry)
 {
   std::vector<double> valid_s;
+  std::vector<std::pair<double, double>> valid_s_samples; // (seconds, samples) of each valid run
   int invalid = 0;
   double samples = 0, epochs = 0, throughput = 0;
   entry.global_batch_size = 0;
@@ -50,6 +52,7 @@ void summarise_entry(MlperfEntry& entry)
       continue;
     }
     valid_s.push_back(run.run_s());
+    valid_s_samples.emplace_back(run.run_s(), run.samples_to_converge);
     samples += run.samples_to_converge;
     epochs += run.epochs_to_converge;
     if (run.run_s() > 0)
@@ -58,6 +61,19 @@ void summarise_entry(MlperfEntry& entry)
   entry.n_converged = static_cast<int>(valid_s.size());
   entry.score_s = olympic_score_s(valid_s, invalid);
   entry.median_run_s = 0;
+  entry.olympic_samples_to_converge = 0;
+  if (entry.score_s) { // the same runs olympic_score_s averages: sorted by time, the ends dropped
+    std::sort(valid_s_samples.begin(), valid_s_samples.end());
+    const std::size_t first = 1, last = invalid == 1 ? valid_s_samples.size() : valid_s_samples.size() - 1;
+    double sum = 0;
+    bool all_logged = true;
+    for (std::size_t k = first; k < last; ++k) {
+      sum += valid_s_samples[k].second;
+      all_logged = all_logged && valid_s_samples[k].second > 0;
+    }
+    if (all_logged && last > first)
+      entry.olympic_samples_to_converge = sum / static_cast<double>(last - first);
+  }
   if (!valid_s.empty()) {
     const double n = static_cast<double>(valid_s.size());
     entry.mean_samples_to_converge = samples / n;

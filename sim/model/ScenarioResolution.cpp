@@ -358,8 +358,14 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
     if (by_type.size() > 1)
       for (const auto& [type, efficiency] : by_type)
         s.efficiency_by_type[type] = efficiency;
-    if (resolution.convergence && inputs.add_calibrated_run_overhead)
+    if (resolution.convergence && inputs.add_calibrated_run_overhead) {
       resolution.convergence->run_start_overhead_s += inputs.calibration->overhead_s_for(workload.benchmark);
+      // The calibration's efficiencies were fitted at what the submissions' runs trained: a time to
+      // train from them converges where such runs do (docs/CALIBRATION.md, "Convergence as submitted").
+      if (workload.benchmark)
+        for (auto& point : resolution.convergence->points)
+          point.value *= inputs.calibration->convergence_factor_for(*workload.benchmark, s.global_batch_size);
+    }
   }
   resolution.conflicts = conflicts.take();
   return resolution;

@@ -55,15 +55,17 @@ struct ScenarioInputs {
   /// The scenario's `network_calibration:` file (gpuscale calibrate-network's output): each value of its
   /// `network:` and `collective:` groups replaces the calibration's value of the same key. nullptr: none.
   const Calibration* network_calibration = nullptr;
-  /// Add the calibration's per-run overhead to the convergence table. Off only for the cases the
-  /// calibration itself fits, which fit that overhead as a parameter of their own.
+  /// Add the calibration's per-run overhead to the convergence table and scale its samples by the
+  /// calibration's convergence factor. Off only for the cases the calibration itself fits, which fit
+  /// that overhead as a parameter of their own and converge at the table's samples.
   bool add_calibrated_run_overhead = true;
 };
 
 /// What resolution derives besides the scenario's own fields.
 struct ScenarioResolution {
   std::vector<ScenarioConflict> conflicts; ///< empty when the scenario can run
-  /// The scenario's convergence table, with the calibrated per-run overhead added.
+  /// The scenario's convergence table, with the calibrated per-run overhead added and its samples
+  /// times the calibration's convergence factor.
   std::optional<ConvergenceTable> convergence;
   std::optional<HostInputCost> host_input; ///< the host pipeline the scenario runs
 };

@@ -145,6 +145,36 @@ with tempfile.TemporaryDirectory() as tmp:
             check(result["predicted_minutes"] < slower,
                   "GH200 144 GB " + benchmark + " " + str(result["predicted_minutes"]) + " < 96 GB " + str(slower))
 
+    # Convergence as submitted: a calibration's convergence factor for a benchmark multiplies the samples its
+    # prediction trains (and so its training and evaluation minutes), and the note says where it comes from.
+    import re
+    with open(os.path.join(source_dir, "calibration", "mlperf.yaml")) as f:
+        committed = f.read()
+    without = re.sub(r"  # Scored samples over.*?\n(?:  #.*\n)*  convergence_factors:\n(?:    - .*\n)*", "",
+                     committed)
+    predicted = {}
+    for factor in ("1", "0.8"):
+        text = without.replace("  # Prediction intervals", "  convergence_factors:\n    - {benchmark: bert, factor: " +
+                               factor + ", results: 5}\n  # Prediction intervals", 1)
+        path = os.path.join(tmp, "factor_" + factor + ".yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        one = run("predict", "--system", os.path.join(data, "hand_built_mi300x_8.json"), "--benchmark", "bert",
+                  "--calibration", path, "--format", "json")
+        check(one.returncode == 0, "predict with convergence factor " + factor + ": " + one.stderr)
+        if one.returncode == 0:
+            predicted[factor] = json.loads(one.stdout)
+    if len(predicted) == 2:
+        check("convergence_factors:" not in without, "the committed factors were cut out of the copy")
+        one, scaled = predicted["1"], predicted["0.8"]
+        check(abs(scaled["samples_to_converge"] / one["samples_to_converge"] - 0.8) < 1e-5,  # 6 digits in the JSON
+              str(scaled["samples_to_converge"]) + " vs " + str(one["samples_to_converge"]))
+        check(scaled["iteration_time_s"] == one["iteration_time_s"], "the step does not depend on convergence")
+        check(0.78 < scaled["predicted_minutes"] / one["predicted_minutes"] < 0.82,
+              str(scaled["predicted_minutes"]) + " vs " + str(one["predicted_minutes"]))
+        check(any(n.startswith("samples to converge: the convergence table's times 0.8, the median of 5 calibration "
+                               "results of the benchmark") for n in scaled["notes"]), str(scaled["notes"]))
+
     unknown = os.path.join(data, "invalid_unknown_accelerator.json")
     failure = run("predict", "--system", unknown, "--benchmark", "bert")
     check(failure.returncode == 2, "unknown accelerator exits 2")

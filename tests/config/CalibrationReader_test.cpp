@@ -41,6 +41,7 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   c.collective_s["fixed"] = {8e-6, 1e-6, 0, true, ""};
   c.overhead_s[Benchmark::Bert] = {42.0, 3.0, 20, true, ""};
   c.batch_sizes = {{Benchmark::Bert, 8, 768, 20}, {Benchmark::Bert, 64, 4608, 2}};
+  c.convergence_factors = {{Benchmark::Bert, 0, 0.964, 33}, {Benchmark::Bert, 768, 0.958, 19}};
   c.summary.results = 200;
   c.summary.command = "gpuscale calibrate";
   const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
@@ -63,6 +64,12 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
     previous = batch;
   }
   CHECK_FALSE(read.batch_size_for(Benchmark::Resnet, 8).has_value());
+  // Convergence factors: a batch size's own, else the benchmark's, else the table's samples (1).
+  REQUIRE(read.convergence_factors.size() == 2);
+  CHECK(read.convergence_factor_for(Benchmark::Bert, 768) == Approx(0.958));
+  CHECK(read.convergence_factor_for(Benchmark::Bert, 4608) == Approx(0.964));
+  CHECK(read.convergence_factor_for(Benchmark::Resnet, 3200) == 1.0);
+  CHECK(read.convergence_factors[1].results == 19);
   CHECK(read.batch_size_for(Benchmark::Bert, 2'000'000'000) == std::numeric_limits<int>::max()); // clamped, not UB
   const auto e = read.efficiency_for(Benchmark::Bert, "ampere");
   CHECK(e.compute == Approx(0.9 * 0.6));

@@ -67,10 +67,14 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   CHECK(box.rcp_scaling_source == kData + "/scores_calibration.csv");
   CHECK(box.published_score_s().value() == Approx(12.6 * 60).margin(1e-9));
   CHECK(box.mean_samples_to_converge == Approx((300000.0 * 3 + 450000.0) / 4));
+  // The score's runs (11, 12 and 13 min; the 10-minute one and the aborted one dropped) trained
+  // 300,000, 450,000 and 300,000 samples.
+  CHECK(box.olympic_samples_to_converge == Approx(350000.0));
   CHECK(box.runs[3].status == model::MlperfRunStatus::Aborted);
 
   const auto& broken = entry_of(imported, "broken4");
   CHECK_FALSE(broken.score_s.has_value());
+  CHECK(broken.olympic_samples_to_converge == 0.0);
   CHECK(broken.runs[1].status == model::MlperfRunStatus::NoRunStop);
   CHECK(broken.runs[2].status == model::MlperfRunStatus::Unparsable);
   CHECK(broken.runs[2].problem == kData + "/results/v9.9/Acme__broken4/bert/result_2.txt:6: MLLOG line is not valid JSON "

@@ -52,6 +52,14 @@ TEST_CASE("model::resolve_scenario applies the calibration and the same link fra
   REQUIRE(table.convergence);
   CHECK(many_nodes.convergence->run_start_overhead_s ==
         Approx(table.convergence->run_start_overhead_s + calibration.overhead_s_for(model::Benchmark::Bert)).epsilon(1e-12));
+  // ... and its samples to converge are the table's times the calibration's convergence factor for
+  // BERT at this batch (4096: the benchmark's), point by point; a scenario with its own efficiencies
+  // keeps the table's.
+  const double factor = calibration.convergence_factor_for(model::Benchmark::Bert, 4096);
+  CHECK(factor != 1.0); // the committed calibration measures BERT's submissions converging off the table
+  REQUIRE(many_nodes.convergence->points.size() == table.convergence->points.size());
+  for (std::size_t i = 0; i < table.convergence->points.size(); ++i)
+    CHECK(many_nodes.convergence->points[i].value == Approx(factor * table.convergence->points[i].value).epsilon(1e-12));
   // A scenario that states its efficiencies keeps them (the others at their defaults).
   CHECK(table.scenario.efficiency.compute == 0.5);
   CHECK_FALSE(table.scenario.efficiency.network.has_value());
