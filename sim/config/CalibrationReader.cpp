@@ -96,50 +96,53 @@ void read_software_reference_date(MappingReader& parent, model::Calibration& cal
   }
 }
 
+/// Each entry of the sequence `key` of `parent`, a mapping with a required `benchmark`: `read(entry,
+/// name, benchmark)` reads the rest (benchmark is nullopt when the name is unknown, already reported),
+/// then the entry's unknown keys are reported.
+template <class Read>
+void read_benchmark_entries(MappingReader& parent, const char* key, Read&& read)
+{
+  auto node = parent.child(key, Presence::Optional);
+  if (!node || !expect_sequence(*node, parent.file(), parent.path_of(key), parent.diagnostics(), true))
+    return;
+  for (std::size_t i = 0; i < node->size(); ++i) {
+    MappingReader entry((*node)[i], parent.file(), parent.path_of(key) + "/" + std::to_string(i), parent.diagnostics());
+    const auto name = entry.identifier("benchmark", Presence::Required);
+    const auto benchmark = name ? model::benchmark_of_name(*name) : std::nullopt;
+    if (name && !benchmark)
+      entry.error("benchmark", unknown_benchmark(*name));
+    read(entry, name.value_or(""), benchmark);
+    entry.finish();
+  }
+}
+
 /// batch_sizes: [{benchmark, accelerators, global_batch_size, results}], each benchmark's points in
 /// increasing accelerator count (Calibration::batch_size_for interpolates between neighbours).
 void read_batch_sizes(MappingReader& parent, std::vector<model::BatchSizePoint>& out)
 {
-  auto node = parent.child("batch_sizes", Presence::Optional);
-  if (!node || !expect_sequence(*node, parent.file(), parent.path_of("batch_sizes"), parent.diagnostics(), true))
-    return;
-  for (std::size_t i = 0; i < node->size(); ++i) {
-    MappingReader rule((*node)[i], parent.file(), parent.path_of("batch_sizes") + "/" + std::to_string(i),
-                       parent.diagnostics());
+  read_benchmark_entries(parent, "batch_sizes", [&](MappingReader& rule, const std::string& name,
+                                                    std::optional<model::Benchmark> benchmark) {
     model::BatchSizePoint r;
-    const auto name = rule.identifier("benchmark", Presence::Required);
-    const auto benchmark = name ? model::benchmark_of_name(*name) : std::nullopt;
-    if (name && !benchmark)
-      rule.error("benchmark", unknown_benchmark(*name));
     r.benchmark = benchmark.value_or(model::Benchmark::Bert);
     r.accelerators = static_cast<int>(rule.integer("accelerators", 1, 10'000'000, Presence::Required).value_or(0));
     for (const auto& earlier : out)
       if (benchmark && earlier.benchmark == r.benchmark && r.accelerators > 0 && earlier.accelerators >= r.accelerators)
         rule.error("accelerators", fmt::format("{} after {} for {}: each benchmark's points must increase in "
-                                               "accelerators", r.accelerators, earlier.accelerators, *name));
+                                               "accelerators", r.accelerators, earlier.accelerators, name));
     r.global_batch_size = static_cast<int>(rule.integer("global_batch_size", 1, 1'000'000'000, Presence::Required).value_or(0));
     r.results = static_cast<int>(rule.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
-    rule.finish();
     if (benchmark)
       out.push_back(r);
-  }
+  });
 }
 
 /// convergence_factors: [{benchmark, global_batch_size (absent: the benchmark's), factor, results}],
 /// at most one per benchmark and batch size.
 void read_convergence_factors(MappingReader& parent, std::vector<model::ConvergenceFactor>& out)
 {
-  auto node = parent.child("convergence_factors", Presence::Optional);
-  if (!node || !expect_sequence(*node, parent.file(), parent.path_of("convergence_factors"), parent.diagnostics(), true))
-    return;
-  for (std::size_t i = 0; i < node->size(); ++i) {
-    MappingReader entry((*node)[i], parent.file(), parent.path_of("convergence_factors") + "/" + std::to_string(i),
-                        parent.diagnostics());
+  read_benchmark_entries(parent, "convergence_factors", [&](MappingReader& entry, const std::string& name,
+                                                            std::optional<model::Benchmark> benchmark) {
     model::ConvergenceFactor f;
-    const auto name = entry.identifier("benchmark", Presence::Required);
-    const auto benchmark = name ? model::benchmark_of_name(*name) : std::nullopt;
-    if (name && !benchmark)
-      entry.error("benchmark", unknown_benchmark(*name));
     f.benchmark = benchmark.value_or(model::Benchmark::Bert);
     f.global_batch_size =
         static_cast<int>(entry.integer("global_batch_size", 1, 1'000'000'000, Presence::Optional).value_or(0));
@@ -147,16 +150,15 @@ void read_convergence_factors(MappingReader& parent, std::vector<model::Converge
       if (benchmark && earlier.benchmark == f.benchmark && earlier.global_batch_size == f.global_batch_size)
         entry.error(f.global_batch_size > 0 ? "global_batch_size" : "benchmark",
                     f.global_batch_size > 0
-                        ? fmt::format("a second factor for {} at global batch size {}", *name, f.global_batch_size)
-                        : fmt::format("a second factor for {} without a global batch size", *name));
+                        ? fmt::format("a second factor for {} at global batch size {}", name, f.global_batch_size)
+                        : fmt::format("a second factor for {} without a global batch size", name));
     f.factor = entry.number("factor", model::kConvergenceFactorRange.lower, model::kConvergenceFactorRange.upper,
                             Presence::Required)
                    .value_or(1.0);
     f.results = static_cast<int>(entry.integer("results", 0, 1'000'000, Presence::Optional).value_or(0));
-    entry.finish();
     if (benchmark)
       out.push_back(f);
-  }
+  });
 }
 
 /// intervals: {families: [...], calibrated_accelerators: {benchmark: n},
