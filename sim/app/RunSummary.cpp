@@ -2,6 +2,7 @@
 
 #include "sim/units/Quantity.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace gpuscale::app {
@@ -85,6 +86,11 @@ std::string format_time_to_train(const model::ResolvedScenario& resolved, const 
                        units::to_minutes(t.total_s), units::to_minutes(t.training_s), t.iterations,
                        t.samples_to_converge, units::to_minutes(t.evaluation_s), t.evaluations,
                        units::to_minutes(t.overhead_s));
+    // Said where it moves the samples by more than the 4 digits printed (ResNet's 0.99995 is not).
+    if (resolved.convergence && std::abs(resolved.convergence->samples_factor - 1) >= 5e-4)
+      out += fmt::format("  note: samples to converge are the convergence table's times {:.4g}, the calibration's "
+                         "convergence factor (how far MLPerf submissions' runs train from it; docs/CALIBRATION.md)\n",
+                         resolved.convergence->samples_factor);
     if (t.extrapolated) {
       const auto model = resolved.convergence->model();
       const auto& curve = model.curve();

@@ -30,6 +30,9 @@ struct ConvergenceTable {
   std::vector<ConvergencePoint> points; ///< in `unit`, batch sizes strictly increasing
   EvaluationSchedule evaluation;        ///< in samples
   double run_start_overhead_s = 0;      ///< timed per-run time that is neither training nor evaluation
+  /// What the points were multiplied by when a scenario was resolved with a calibration: its
+  /// convergence factor (model::ConvergenceFactor); 1 for the table as read.
+  double samples_factor = 1;
 
   /// Samples per unit: 1 for samples, dataset_samples for epochs.
   double samples_per_unit() const;

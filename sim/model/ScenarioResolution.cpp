@@ -362,9 +362,12 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
       resolution.convergence->run_start_overhead_s += inputs.calibration->overhead_s_for(workload.benchmark);
       // The calibration's efficiencies were fitted at what the submissions' runs trained: a time to
       // train from them converges where such runs do (docs/CALIBRATION.md, "Convergence as submitted").
-      if (workload.benchmark)
+      if (workload.benchmark) {
+        const double factor = inputs.calibration->convergence_factor_for(*workload.benchmark, s.global_batch_size);
         for (auto& point : resolution.convergence->points)
-          point.value *= inputs.calibration->convergence_factor_for(*workload.benchmark, s.global_batch_size);
+          point.value *= factor;
+        resolution.convergence->samples_factor *= factor;
+      }
     }
   }
   resolution.conflicts = conflicts.take();

@@ -29,6 +29,19 @@ with tempfile.TemporaryDirectory() as tmp:
         check(line in ok.stdout, "summary shows " + line)
     before = open(results, "rb").read()
 
+    # A calibrated MLPerf scenario trains the samples MLPerf submissions do: the RCP table's times the
+    # calibration's convergence factor for its benchmark and batch, and the summary says so.
+    import re
+    with open(os.path.join(source_dir, "calibration", "mlperf.yaml")) as f:
+        factor = re.search(r"benchmark: bert, global_batch_size: 768, factor: ([0-9.e-]+)", f.read())
+    check(factor is not None, "the committed calibration has BERT's factor at batch 768")
+    bert = run("run", os.path.join(source_dir, "scenarios", "mlperf", "bert-dgx-h100-8gpu.yaml"), "-o",
+               os.path.join(tmp, "bert.h5"))
+    check(bert.returncode == 0, "the DGX H100 BERT scenario runs: " + bert.stderr)
+    if factor is not None:
+        check("note: samples to converge are the convergence table's times %.4g" % float(factor.group(1))
+              in bert.stdout, bert.stdout)
+
     bad = os.path.join(tmp, "bad.yaml")
     with open(bad, "w") as f:
         f.write("scenario:\n  name: bad\n  platform: %s\n  workload: %s\n  gpus: 8\n  global_batch_size: 100\n"
