@@ -1,22 +1,13 @@
 #include "analysis/calibration/ConvergenceFactors.hpp"
 
+#include "analysis/calibration/CrossValidation.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
 
 namespace gpuscale::analysis {
-namespace {
-
-/// exp of the median of `logs` (not empty).
-double median_of_logs(std::vector<double> logs)
-{
-  std::sort(logs.begin(), logs.end());
-  const std::size_t n = logs.size();
-  return std::exp(n % 2 == 1 ? logs[n / 2] : 0.5 * (logs[n / 2 - 1] + logs[n / 2]));
-}
-
-} // namespace
 
 std::vector<model::ConvergenceFactor> measure_convergence_factors(const std::vector<CalibrationCase>& cases,
                                                                   const std::vector<bool>& use)
@@ -32,11 +23,12 @@ std::vector<model::ConvergenceFactor> measure_convergence_factors(const std::vec
     log_ratios[{c.benchmark, c.global_batch_size}].push_back(log_ratio);
   }
   std::vector<model::ConvergenceFactor> factors;
-  for (const auto& [key, logs] : log_ratios) {
+  for (auto& [key, logs] : log_ratios) {
     const auto& [benchmark, batch] = key;
     if (batch > 0 && static_cast<int>(logs.size()) < model::kConvergenceFactorMinResults)
       continue;
-    const double factor = std::clamp(median_of_logs(logs), model::kConvergenceFactorRange.lower,
+    std::sort(logs.begin(), logs.end());
+    const double factor = std::clamp(std::exp(interpolated_quantile(logs, 0.5)), model::kConvergenceFactorRange.lower,
                                      model::kConvergenceFactorRange.upper);
     factors.push_back({benchmark, batch, factor, static_cast<int>(logs.size())});
   }

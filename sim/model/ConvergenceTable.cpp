@@ -34,7 +34,7 @@ double ConvergenceTable::samples_per_unit() const
 
 ConvergenceCurve ConvergenceTable::curve() const
 {
-  const double scale = samples_per_unit();
+  const double scale = samples_per_unit() * samples_factor;
   std::vector<ConvergencePoint> in_samples = points;
   for (auto& point : in_samples)
     point.value *= scale;

@@ -30,13 +30,14 @@ struct ConvergenceTable {
   std::vector<ConvergencePoint> points; ///< in `unit`, batch sizes strictly increasing
   EvaluationSchedule evaluation;        ///< in samples
   double run_start_overhead_s = 0;      ///< timed per-run time that is neither training nor evaluation
-  /// What the points were multiplied by when a scenario was resolved with a calibration: its
-  /// convergence factor (model::ConvergenceFactor); 1 for the table as read.
+  /// The samples a run trains over the points': a calibration's convergence factor
+  /// (model::ConvergenceFactor), set when a scenario is resolved with it; 1 for the table as read.
   double samples_factor = 1;
 
   /// Samples per unit: 1 for samples, dataset_samples for epochs.
   double samples_per_unit() const;
-  /// The points converted to samples. Throws std::invalid_argument on an invalid table.
+  /// The points converted to samples, times samples_factor. Throws std::invalid_argument on an
+  /// invalid table.
   ConvergenceCurve curve() const;
   /// The curve with its critical-batch-size fit for batch sizes outside the points.
   ConvergenceModel model() const;

@@ -19,18 +19,23 @@ std::string to_string(MlperfRunStatus status)
   return "?";
 }
 
+std::optional<std::pair<std::size_t, std::size_t>> olympic_kept_runs(std::size_t valid_runs, int invalid_runs)
+{
+  // An invalid run sorts last (infinitely slow) and is the one dropped at the top.
+  const std::size_t total = valid_runs + static_cast<std::size_t>(std::max(invalid_runs, 0));
+  if (invalid_runs > 1 || total < 3 || valid_runs < 2)
+    return std::nullopt;
+  return std::make_pair(std::size_t{1}, invalid_runs == 1 ? valid_runs : valid_runs - 1);
+}
+
 std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_runs)
 {
-  if (invalid_runs > 1)
+  const auto kept = olympic_kept_runs(valid_s.size(), invalid_runs);
+  if (!kept)
     return std::nullopt;
   std::sort(valid_s.begin(), valid_s.end());
-  // An invalid run sorts last (infinitely slow) and is the one dropped at the top.
-  const std::size_t total = valid_s.size() + static_cast<std::size_t>(invalid_runs);
-  if (total < 3 || valid_s.size() < 2)
-    return std::nullopt;
-  const auto first = valid_s.begin() + 1;
-  const auto last = invalid_runs == 1 ? valid_s.end() : valid_s.end() - 1;
-  const double sum = std::accumulate(first, last, 0.0);
+  const auto [first, last] = *kept;
+  const double sum = std::accumulate(valid_s.begin() + first, valid_s.begin() + last, 0.0);
   return sum / static_cast<double>(last - first);
 }
 
@@ -62,16 +67,16 @@ void summarise_entry(MlperfEntry& entry)
   entry.score_s = olympic_score_s(valid_s, invalid);
   entry.median_run_s = 0;
   entry.olympic_samples_to_converge = 0;
-  if (entry.score_s) { // the same runs olympic_score_s averages: sorted by time, the ends dropped
+  if (const auto kept = olympic_kept_runs(valid_s_samples.size(), invalid)) { // the runs the score averages
     std::sort(valid_s_samples.begin(), valid_s_samples.end());
-    const std::size_t first = 1, last = invalid == 1 ? valid_s_samples.size() : valid_s_samples.size() - 1;
+    const auto [first, last] = *kept;
     double sum = 0;
     bool all_logged = true;
     for (std::size_t k = first; k < last; ++k) {
       sum += valid_s_samples[k].second;
       all_logged = all_logged && valid_s_samples[k].second > 0;
     }
-    if (all_logged && last > first)
+    if (all_logged)
       entry.olympic_samples_to_converge = sum / static_cast<double>(last - first);
   }
   if (!valid_s.empty()) {

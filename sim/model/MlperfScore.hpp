@@ -4,6 +4,7 @@
 #include "sim/model/MlperfRun.hpp"
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace gpuscale::model {
@@ -13,6 +14,9 @@ namespace gpuscale::model {
 /// average the rest. `valid_s` are the valid runs' times, seconds. nullopt when more than one run is
 /// invalid (the submission has no score) or fewer than three runs remain to sort.
 std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_runs);
+/// Which runs that average takes: [first, last) of the valid runs sorted by time; nullopt where
+/// olympic_score_s gives no score.
+std::optional<std::pair<std::size_t, std::size_t>> olympic_kept_runs(std::size_t valid_runs, int invalid_runs);
 
 /// Fills the derived fields of `entry` from its runs (score, medians and means over valid runs,
 /// the global batch size of the first run that logs one).

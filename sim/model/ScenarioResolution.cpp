@@ -362,12 +362,9 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
       resolution.convergence->run_start_overhead_s += inputs.calibration->overhead_s_for(workload.benchmark);
       // The calibration's efficiencies were fitted at what the submissions' runs trained: a time to
       // train from them converges where such runs do (docs/CALIBRATION.md, "Convergence as submitted").
-      if (workload.benchmark) {
-        const double factor = inputs.calibration->convergence_factor_for(*workload.benchmark, s.global_batch_size);
-        for (auto& point : resolution.convergence->points)
-          point.value *= factor;
-        resolution.convergence->samples_factor *= factor;
-      }
+      if (workload.benchmark)
+        resolution.convergence->samples_factor *=
+            inputs.calibration->convergence_factor_for(*workload.benchmark, s.global_batch_size);
     }
   }
   resolution.conflicts = conflicts.take();

@@ -57,9 +57,11 @@ TEST_CASE("model::resolve_scenario applies the calibration and the same link fra
   // keeps the table's.
   const double factor = calibration.convergence_factor_for(model::Benchmark::Bert, 4096);
   CHECK(factor != 1.0); // the committed calibration measures BERT's submissions converging off the table
-  REQUIRE(many_nodes.convergence->points.size() == table.convergence->points.size());
-  for (std::size_t i = 0; i < table.convergence->points.size(); ++i)
-    CHECK(many_nodes.convergence->points[i].value == Approx(factor * table.convergence->points[i].value).epsilon(1e-12));
+  const auto calibrated_points = many_nodes.convergence->curve().points();
+  const auto table_points = table.convergence->curve().points();
+  REQUIRE(calibrated_points.size() == table_points.size());
+  for (std::size_t i = 0; i < table_points.size(); ++i)
+    CHECK(calibrated_points[i].value == Approx(factor * table_points[i].value).epsilon(1e-12));
   // A scenario that states its efficiencies keeps them (the others at their defaults).
   CHECK(table.scenario.efficiency.compute == 0.5);
   CHECK_FALSE(table.scenario.efficiency.network.has_value());
