@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <memory>
 
 namespace gpuscale::app {
@@ -165,6 +166,12 @@ void run_calibrate(const CalibrateOptions& options)
              loso_errors.median_pct, loso_errors.mean_pct, loso_errors.p90_pct);
   fmt::print("surrogate  vs re-simulation at the fitted parameters: median {:.2f} %, max {:.2f} % ({} results)\n",
              difference.median_pct, summary.surrogate_max_abs_diff_pct, difference.count);
+  std::map<model::Benchmark, double> table_start_s; // the convergence tables' run-start overheads
+  for (const auto& c : set.cases)
+    table_start_s.try_emplace(c.benchmark, c.fixed_s);
+  fmt::print("run start  from run_start to the first block_start / epoch_start, median over the results' runs, "
+             "vs the convergence table's run_start_overhead:\n{}",
+             format_run_start_check(analysis::measure_run_start_gaps(set.entries), table_start_s));
   fmt::print("written    {} ({:.0f} s)\n", options.output_path,
              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -94,6 +95,25 @@ std::string format_parameter_table(const model::Calibration& c)
     for (const auto& [name, v] : values)
       row(std::string(key) + "." + model::key_text(name), v, seconds ? "s" : " ");
   });
+  return out;
+}
+
+std::string format_run_start_check(const std::vector<analysis::RunStartGap>& gaps,
+                                   const std::map<model::Benchmark, double>& table_s)
+{
+  std::string out;
+  for (const auto& gap : gaps) {
+    const auto table = table_s.find(gap.benchmark);
+    if (table == table_s.end())
+      continue;
+    const bool off = table->second < gap.logged_s - analysis::kRunStartToleranceS;
+    out += fmt::format("  {:<18} logged {:6.2f} s ({} results), table {:6.2f} s{}\n", model::to_string(gap.benchmark),
+                       gap.logged_s, gap.results, table->second,
+                       off ? fmt::format("  TOO LOW: run_start_overhead in workloads/convergence/{}.yaml must cover the "
+                                         "logged start",
+                                         model::to_string(gap.benchmark))
+                           : "");
+  }
   return out;
 }
 

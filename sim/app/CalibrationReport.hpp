@@ -4,9 +4,11 @@
 
 #include "analysis/calibration/AcceleratorBucket.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
+#include "analysis/calibration/RunStartGaps.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/MlperfRun.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +38,12 @@ void write_calibration_file(const std::string& path, const model::Calibration& c
 
 /// One line per parameter: name, value, 1-sigma, results, identified.
 std::string format_parameter_table(const model::Calibration& calibration);
+
+/// The logged start of the runs against each convergence table's run-start overhead (`table_s` by
+/// benchmark; a benchmark without one is left out): one line per benchmark, flagged where the table's
+/// is below the logged start by more than analysis::kRunStartToleranceS.
+std::string format_run_start_check(const std::vector<analysis::RunStartGap>& gaps,
+                                   const std::map<model::Benchmark, double>& table_s);
 
 /// Draws the calibration's simulation progress on stderr ("simulating 12/229"), for mlperf::CaseOptions::progress.
 void print_case_progress(const char* what, std::size_t done, std::size_t total);

@@ -70,6 +70,7 @@ results::MlperfRunRow run_row(const model::MlperfEntry& e, const model::MlperfRu
   row.problem = r.problem;
   row.run_start_ms = r.run_start_ms;
   row.run_stop_ms = r.run_stop_ms;
+  row.first_block_ms = r.first_block_ms;
   const double run_s = r.run_stop_ms > 0 ? r.run_s() : 0.0;
   row.run_minutes = units::to_minutes(run_s);
   row.global_batch_size = r.global_batch_size;

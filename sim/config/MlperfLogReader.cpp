@@ -74,6 +74,8 @@ public:
       run_stop_ = time_ms;
       run_stop_status_ = metadata.IsMap() ? text_of(metadata["status"]) : "";
       run_stop_line_ = number;
+    } else if ((key == "block_start" || key == "epoch_start") && run_.first_block_ms == 0) {
+      run_.first_block_ms = time_ms;
     } else if (key == "global_batch_size" && run_.global_batch_size == 0) {
       if (auto gbs = number_of(value); gbs && *gbs > 0 && *gbs < 1e9)
         run_.global_batch_size = static_cast<int>(*gbs);

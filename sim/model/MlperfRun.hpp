@@ -29,6 +29,8 @@ struct MlperfRun {
   std::string problem; ///< "file:line: message" for every status but Success
   double run_start_ms = 0;
   double run_stop_ms = 0;
+  /// time_ms of the first block_start or epoch_start: when training begins; 0 when neither is logged.
+  double first_block_ms = 0;
   int global_batch_size = 0; ///< 0 when not logged
   /// Micro-batches accumulated per optimizer step (gradient_accumulation_steps); 0 when not logged.
   int gradient_accumulation_steps = 0;
@@ -45,6 +47,15 @@ struct MlperfRun {
   bool valid() const { return status == MlperfRunStatus::Success; }
   /// Seconds from run_start to run_stop.
   double run_s() const { return (run_stop_ms - run_start_ms) / 1000.0; }
+  /// Seconds from run_start to the first block_start / epoch_start: the timed start before training
+  /// (data pipelines, graph capture the submission leaves inside the run); absent when not logged or
+  /// logged before run_start.
+  std::optional<double> start_gap_s() const
+  {
+    if (first_block_ms <= 0 || first_block_ms < run_start_ms)
+      return std::nullopt;
+    return (first_block_ms - run_start_ms) / 1000.0;
+  }
 };
 
 /// "round/submitter/system/benchmark": how reports, tables and the calibration name one entry.
@@ -78,6 +89,8 @@ struct MlperfEntry {
     return score_s ? std::optional<double>(*score_s * rcp_scaling_factor) : std::nullopt;
   }
   double median_run_s = 0;       ///< over valid runs, seconds
+  /// Median over the valid runs that log it of MlperfRun::start_gap_s; absent when none does.
+  std::optional<double> median_start_gap_s;
   double mean_samples_to_converge = 0; ///< over valid runs
   /// Mean samples (or epochs x training-set size) to converge of the runs the olympic score averages
   /// (valid runs by time, fastest and slowest dropped): what the score's runs trained. 0 without a

@@ -5,6 +5,17 @@
 #include <utility>
 
 namespace gpuscale::model {
+namespace {
+
+/// The middle value, or the mean of the two middle ones; `values` not empty.
+double median_of(std::vector<double> values)
+{
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+} // namespace
 
 std::string to_string(MlperfRunStatus status)
 {
@@ -41,7 +52,7 @@ std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_r
 
 void summarise_entry(MlperfEntry& entry)
 {
-  std::vector<double> valid_s;
+  std::vector<double> valid_s, start_gaps_s;
   std::vector<std::pair<double, double>> valid_s_samples; // (seconds, samples) of each valid run
   int invalid = 0;
   double samples = 0, epochs = 0, throughput = 0;
@@ -57,6 +68,8 @@ void summarise_entry(MlperfEntry& entry)
       continue;
     }
     valid_s.push_back(run.run_s());
+    if (const auto gap = run.start_gap_s())
+      start_gaps_s.push_back(*gap);
     valid_s_samples.emplace_back(run.run_s(), run.samples_to_converge);
     samples += run.samples_to_converge;
     epochs += run.epochs_to_converge;
@@ -84,10 +97,11 @@ void summarise_entry(MlperfEntry& entry)
     entry.mean_samples_to_converge = samples / n;
     entry.mean_epochs_to_converge = epochs / n;
     entry.mean_throughput_samples_per_s = throughput / n;
-    std::sort(valid_s.begin(), valid_s.end());
-    const std::size_t mid = valid_s.size() / 2;
-    entry.median_run_s = valid_s.size() % 2 == 1 ? valid_s[mid] : 0.5 * (valid_s[mid - 1] + valid_s[mid]);
+    entry.median_run_s = median_of(valid_s);
   }
+  entry.median_start_gap_s.reset();
+  if (!start_gaps_s.empty())
+    entry.median_start_gap_s = median_of(start_gaps_s);
 }
 
 } // namespace gpuscale::model

@@ -22,6 +22,7 @@ const std::vector<TableColumn<R>>& run_columns()
       text_field<R>("problem", &R::problem, 384),
       real_field<R>("run_start_ms", &R::run_start_ms),
       real_field<R>("run_stop_ms", &R::run_stop_ms),
+      real_field<R>("first_block_ms", &R::first_block_ms),
       real_field<R>("run_minutes", &R::run_minutes),
       int_field<R>("global_batch_size", &R::global_batch_size),
       real_field<R>("seed", &R::seed),

@@ -10,7 +10,7 @@
 
 namespace gpuscale::results {
 
-inline constexpr int kMlperfSchemaVersion = 1;
+inline constexpr int kMlperfSchemaVersion = 2; ///< 2: /mlperf_runs gains first_block_ms
 
 struct MlperfRunRow {
   std::string round, submitter, system, benchmark;
@@ -19,6 +19,7 @@ struct MlperfRunRow {
   std::string problem;     ///< "file:line: message" for invalid runs
   double run_start_ms = 0;
   double run_stop_ms = 0;
+  double first_block_ms = 0; ///< first block_start / epoch_start; 0 when not logged
   double run_minutes = 0;
   std::int64_t global_batch_size = 0;
   double seed = 0;

@@ -65,3 +65,18 @@ TEST_CASE("app::latest_round_date is the date of the latest round named", "[app]
   REQUIRE(latest.has_value());
   CHECK(model::to_string(*latest) == "2024-10-01");
 }
+
+TEST_CASE("app::format_run_start_check flags a convergence table whose run-start overhead does not cover the logs'",
+          "[app][calibration]")
+{
+  const std::vector<analysis::RunStartGap> gaps{{Benchmark::Bert, 0.03, 33}, {Benchmark::Resnet, 0.87, 95},
+                                                {Benchmark::Retinanet, 1.5, 37}, {Benchmark::StableDiffusion, 0.0, 26}};
+  // Stable Diffusion has no table here: left out. BERT's 1 s covers its start; ResNet's 0.7 s is
+  // 0.17 s short: within; RetinaNet's 1 s is 0.5 s short: flagged.
+  const std::string text = app::format_run_start_check(
+      gaps, {{Benchmark::Bert, 1.0}, {Benchmark::Resnet, 0.7}, {Benchmark::Retinanet, 1.0}});
+  CHECK(text == "  bert               logged   0.03 s (33 results), table   1.00 s\n"
+                "  resnet             logged   0.87 s (95 results), table   0.70 s\n"
+                "  retinanet          logged   1.50 s (37 results), table   1.00 s  TOO LOW: run_start_overhead in "
+                "workloads/convergence/retinanet.yaml must cover the logged start\n");
+}

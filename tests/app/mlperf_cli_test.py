@@ -36,6 +36,9 @@ with tempfile.TemporaryDirectory() as tmp:
     scores = pd.read_hdf(h5, "mlperf_scores")
     runs = pd.read_hdf(h5, "mlperf_runs")
     check(len(scores) == 2 and len(runs) == 10, "two entries, ten runs")
+    starts = sorted(float(r.first_block_ms - r.run_start_ms) for r in runs.itertuples() if r.first_block_ms > 0)
+    check(starts == [500.0, 1000.0, 1500.0, 2000.0, 9000.0],
+          "box8's runs start training 0.5-2 s (the aborted one 9 s) after run_start: " + str(starts))
     box = scores[scores.system == b"box8"] if scores.system.dtype == object and isinstance(scores.system.iloc[0], bytes) \
         else scores[scores.system == "box8"]
     check(len(box) == 1 and abs(float(box.score_minutes.iloc[0]) - 12.0) < 1e-9, "box8 scores 12 minutes")

@@ -71,10 +71,16 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   // 300,000, 450,000 and 300,000 samples.
   CHECK(box.olympic_samples_to_converge == Approx(350000.0));
   CHECK(box.runs[3].status == model::MlperfRunStatus::Aborted);
+  // Training begins at the first block_start or epoch_start: 0.5, 1.0, 1.5 (an epoch_start) and 2.0 s
+  // after run_start in the valid runs; the aborted run's 9 s does not count.
+  CHECK(box.runs[0].start_gap_s().value() == Approx(0.5));
+  CHECK(box.runs[2].start_gap_s().value() == Approx(1.5));
+  CHECK(box.median_start_gap_s.value() == Approx(1.25));
 
   const auto& broken = entry_of(imported, "broken4");
   CHECK_FALSE(broken.score_s.has_value());
   CHECK(broken.olympic_samples_to_converge == 0.0);
+  CHECK_FALSE(broken.median_start_gap_s.has_value()); // its logs have no block_start
   CHECK(broken.runs[1].status == model::MlperfRunStatus::NoRunStop);
   CHECK(broken.runs[2].status == model::MlperfRunStatus::Unparsable);
   CHECK(broken.runs[2].problem == kData + "/results/v9.9/Acme__broken4/bert/result_2.txt:6: MLLOG line is not valid JSON "
