@@ -56,5 +56,8 @@ TEST_CASE("every convergence table's run-start overhead covers the MLPerf logs' 
     const auto table = config::read_convergence(std::string(GPUSCALE_SOURCE_DIR) + "/workloads/convergence/" + name + ".yaml");
     CHECK(table.run_start_overhead_s >= gap.logged_s - analysis::kRunStartToleranceS);
     CHECK(gap.results >= 20);
+    // ResNet's is its logged start: its 2,528- and 3,584-GPU runs (11-14 s) show no more (README).
+    if (gap.benchmark == model::Benchmark::Resnet)
+      CHECK(std::abs(table.run_start_overhead_s - gap.logged_s) <= analysis::kRunStartToleranceS);
   }
 }
