@@ -146,6 +146,9 @@ void run_calibrate(const CalibrateOptions& options)
                     (options.max_accelerators > 0 ? " --max-accelerators " + std::to_string(options.max_accelerators) : "") +
                     (options.convergence != analysis::ParameterSpace::ConvergenceBasis::Runs
                          ? " --convergence " + analysis::to_string(options.convergence)
+                         : "") +
+                    (options.software_date != mlperf::SoftwareDateSource::None
+                         ? " --software-date " + mlperf::to_string(options.software_date)
                          : "");
   summary.data = "MLPerf Training v3.0-v4.1 closed division (shared/mlperf: scores and trimmed MLLOG logs), " +
                  std::to_string(set.cases.size()) + " results";
