@@ -16,8 +16,11 @@ namespace gpuscale::analysis {
 /// Predicted seconds of every case by the fit of the fold that predicts it (0 for a case no fold
 /// predicts, or whose fold has no training case). `start`: the full fit's coordinates (a warm
 /// start); parameters the fold's training cases do not inform start at the space's neutral value.
+/// The folds are fitted on `threads` threads (0: every hardware thread); the result does not depend
+/// on how many.
 std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
-                                const std::vector<ValidationFold>& folds, const std::vector<double>& start);
+                                const std::vector<ValidationFold>& folds, const std::vector<double>& start,
+                                unsigned threads = 0);
 
 /// refit_folds over one fold per group of `group_of`: each case by the fit that left out its group.
 std::vector<double> leave_group_out(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
