@@ -118,17 +118,17 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
 }
 
 std::vector<double> left_out_s(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
-                                     ValidationMode mode, const std::vector<double>& start)
+                                     ValidationMode mode, const std::vector<double>& start, unsigned threads)
 {
-  return refit_folds(space, cases, validation_folds(mode, cases), start);
+  return refit_folds(space, cases, validation_folds(mode, cases), start, threads);
 }
 
 LeftOutSeconds left_out_s_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
-                                        const std::vector<double>& start)
+                                        const std::vector<double>& start, unsigned threads)
 {
   LeftOutSeconds predicted_s;
   for (auto mode : all_validation_modes())
-    predicted_s[mode] = left_out_s(space, cases, mode, start);
+    predicted_s[mode] = left_out_s(space, cases, mode, start, threads);
   return predicted_s;
 }
 

@@ -27,13 +27,14 @@ std::vector<double> leave_group_out(const ParameterSpace& space, const std::vect
                                     const std::function<std::string(const CalibrationCase&)>& group_of,
                                     const std::vector<double>& start);
 
-/// gpuscale's left-out predictions in `mode` (refit_folds over validation_folds(mode, cases)).
+/// gpuscale's left-out predictions in `mode` (refit_folds over validation_folds(mode, cases), on
+/// `threads` threads as there).
 std::vector<double> left_out_s(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
-                                     ValidationMode mode, const std::vector<double>& start);
+                                     ValidationMode mode, const std::vector<double>& start, unsigned threads = 0);
 
 /// left_out_s of every mode: what validate compares and the prediction intervals summarise.
 LeftOutSeconds left_out_s_by_mode(const ParameterSpace& space, const std::vector<CalibrationCase>& cases,
-                                        const std::vector<double>& start);
+                                        const std::vector<double>& start, unsigned threads = 0);
 
 /// The q-quantile of ascending `sorted` by linear interpolation between order statistics (numpy's
 /// default); 0 when empty.
