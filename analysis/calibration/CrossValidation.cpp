@@ -78,7 +78,7 @@ std::vector<double> refit_folds(const ParameterSpace& space, const std::vector<C
                                 unsigned threads)
 {
   // The folds' fits are independent (each its own optimiser and parameter space, nothing shared is
-  // written): they run on every hardware thread, and each fold's result lands in its own slot, so the
+  // written): they run on `threads` threads, and each fold's result lands in its own slot, so the
   // predictions are the same whatever the number of threads or the order they finish in.
   std::vector<std::vector<double>> by_fold(folds.size());
   std::vector<std::exception_ptr> failures(folds.size());

@@ -107,7 +107,8 @@ void run_calibrate(const CalibrateOptions& options)
   const auto fit = analysis::fit_calibration(space, set.cases);
   std::vector<double> in_sample, loso;
   std::vector<std::string> outliers; // what the robust loss discounts is reported, never dropped silently
-  const analysis::LeftOutSeconds left_out = analysis::left_out_s_by_mode(space, set.cases, fit.x, static_cast<unsigned>(options.workers));
+  const analysis::LeftOutSeconds left_out =
+      analysis::left_out_s_by_mode(space, set.cases, fit.x, static_cast<unsigned>(options.workers));
   const auto& loso_s = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
   for (std::size_t i = 0; i < set.cases.size(); ++i) {
     const auto& c = set.cases[i];
@@ -190,7 +191,10 @@ void add_calibrate_command(CLI::App& app)
       ->required()
       ->check(CLI::ExistingDirectory);
   command->add_option("-o,--output", options->output_path, "Calibration YAML to write")->required();
-  command->add_option("-j,--jobs", options->workers, "Simulations (processes) and cross-validation fits (threads) run at once")->check(CLI::PositiveNumber);
+  command
+      ->add_option("-j,--jobs", options->workers,
+                   "Simulations (processes) and cross-validation fits (threads) run at once")
+      ->check(CLI::PositiveNumber);
   add_software_date_option(*command, options->software_date);
   add_convergence_basis_option(*command, options->convergence);
   command->add_option("--max-accelerators", options->max_accelerators,

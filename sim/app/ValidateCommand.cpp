@@ -200,7 +200,8 @@ void run_validate(const ValidateOptions& options)
       analysis::ParameterSpace(cases).with_convergence_basis(options.convergence, cases);
   const auto fit = analysis::fit_calibration(space, cases, {}, {}, false);
   // Every mode's refits, once: the error tables, the intervals and the regression comparison share them.
-  const analysis::LeftOutSeconds left_out = analysis::left_out_s_by_mode(space, cases, fit.x, static_cast<unsigned>(options.workers));
+  const analysis::LeftOutSeconds left_out =
+      analysis::left_out_s_by_mode(space, cases, fit.x, static_cast<unsigned>(options.workers));
   const auto& loso = left_out.at(analysis::ValidationMode::LeaveOneSystemOut);
   const auto& lofo = left_out.at(analysis::ValidationMode::LeaveOneFamilyOut);
 
@@ -251,7 +252,10 @@ void add_validate_command(CLI::App& app)
                       "Calibration whose efficiencies the reference simulations use (default: the embedded one)")
       ->check(CLI::ExistingFile);
   command->add_option("--plot", options->plot_path, "Predicted-vs-actual PNG to write (gnuplot)");
-  command->add_option("-j,--jobs", options->workers, "Simulations (processes) and cross-validation fits (threads) run at once")->check(CLI::PositiveNumber);
+  command
+      ->add_option("-j,--jobs", options->workers,
+                   "Simulations (processes) and cross-validation fits (threads) run at once")
+      ->check(CLI::PositiveNumber);
   add_software_date_option(*command, options->software_date);
   add_convergence_basis_option(*command, options->convergence);
   command->add_option("--max-accelerators", options->max_accelerators,
