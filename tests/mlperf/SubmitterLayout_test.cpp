@@ -39,9 +39,9 @@ TEST_CASE("mlperf: Llama 2's logged accumulation steps fix its data-parallel deg
           "[mlperf]")
 {
   const std::string h100_8 = "systems/v9.9/Acme__box8.json";
-  // Without logs, the least model parallelism from 2 that fits: tp 2 on an 80 GB H100 (ASUSTeK's
-  // layout; NVIDIA's runs tp 4), more on a 48 GB L40S, whose tp 2 share of the frozen weights alone
-  // (70 GB) does not fit.
+  // Without logs, the least model parallelism from 2 that fits: tp 2 on an 80 GB H100 (recomputing
+  // what does not fit; every 8x H100 submission logs tp 4), more on a 48 GB L40S, whose tp 2 share of
+  // the frozen weights alone (70 GB) does not fit.
   const auto rule = layout_of(h100_8, model::Benchmark::Llama2_70bLora, 8, 0);
   CHECK((rule.tp == 2 && rule.cp == 1 && rule.data_parallel == 4 && rule.zero_stage == 0));
   const auto small = layout_of("hand_built_l40s_8.json", model::Benchmark::Llama2_70bLora, 8, 0);
@@ -49,7 +49,7 @@ TEST_CASE("mlperf: Llama 2's logged accumulation steps fix its data-parallel deg
   // NVIDIA's 8x H100 submissions log 4 steps: the rule's layout.
   const auto nvidia = layout_of(h100_8, model::Benchmark::Llama2_70bLora, 8, 4);
   CHECK((nvidia.tp == 4 && nvidia.cp == 1 && nvidia.data_parallel == 2 && nvidia.accumulation == 4));
-  // ASUSTeK's 8x H100 (and every 8x H200 and B200 submission) log 2: tp 2, 4 replicas.
+  // Every 8x H200 and B200 submission logs 2: tp 2, 4 replicas.
   const auto two = layout_of(h100_8, model::Benchmark::Llama2_70bLora, 8, 2);
   CHECK((two.tp == 2 && two.cp == 1 && two.data_parallel == 4 && two.zero_stage == 0 && two.cuda_graph));
   // One step over 8 GPUs is a replica per GPU: the whole model sharded (ZeRO-3, as DeepSpeed runs it),
