@@ -39,6 +39,9 @@ struct CalibrationCase {
   /// Samples to converge of the score's runs (their mean, times the RCP scaling factor the score
   /// carries): what the result actually trained for its score; 0 when its logs do not say.
   double scored_samples = 0;
+  /// The rate its runs train at once warmed up, from their logs (median over the runs,
+  /// MlperfEntry::median_training_rate_samples_per_s); 0 when the logs do not show it.
+  double logged_rate_samples_per_s = 0;
   /// The software date of the result as a decimal year (model::SoftwareDate): the day its first run
   /// started (CaseOptions::software_date_source); 0 when undated (no software trend applies).
   double software_year = 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -112,6 +113,27 @@ std::string format_run_start_check(const std::vector<analysis::RunStartGap>& gap
                                          "logged start",
                                          model::to_string(gap.benchmark))
                            : "");
+  }
+  return out;
+}
+
+std::string format_step_rate_check(const analysis::StepRateCheck& check)
+{
+  std::string out = fmt::format("  {:<18} {:<13} {:>7} {:>14} {:>14}\n", "benchmark", "nodes", "results",
+                                "median error", "median |error|");
+  for (const auto& g : check.groups)
+    out += fmt::format("  {:<18} {:<13} {:>7} {:>+13.1f}% {:>13.1f}%\n", model::to_string(g.benchmark),
+                       g.several_nodes ? "several" : "one", g.results, g.median_error_pct, g.median_abs_error_pct);
+  bool header = false;
+  for (const auto& r : check.results) {
+    if (std::abs(r.error_pct) <= analysis::kStepRateListPct)
+      continue;
+    if (!header) {
+      out += fmt::format("  off by more than {:.0f} %:\n", analysis::kStepRateListPct);
+      header = true;
+    }
+    out += fmt::format("    {:<62} {:<16} x{:<5} logged {:>11.4g} simulated {:>11.4g} samples/s {:+6.1f}%\n", r.key,
+                       r.family, r.accelerators, r.logged_samples_per_s, r.simulated_samples_per_s, r.error_pct);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include "analysis/calibration/AcceleratorBucket.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/RunStartGaps.hpp"
+#include "analysis/calibration/StepRateCheck.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/MlperfRun.hpp"
 
@@ -44,6 +45,11 @@ std::string format_parameter_table(const model::Calibration& calibration);
 /// is below the logged start by more than analysis::kRunStartToleranceS.
 std::string format_run_start_check(const std::vector<analysis::RunStartGap>& gaps,
                                    const std::map<model::Benchmark, double>& table_s);
+
+/// The step-rate check (analysis::check_step_rates): per benchmark, on one node and on several, the
+/// median signed and absolute error of the simulated training rate against the logged one, then every
+/// result further off than analysis::kStepRateListPct.
+std::string format_step_rate_check(const analysis::StepRateCheck& check);
 
 /// Draws the calibration's simulation progress on stderr ("simulating 12/229"), for mlperf::CaseOptions::progress.
 void print_case_progress(const char* what, std::size_t done, std::size_t total);

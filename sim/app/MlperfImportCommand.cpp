@@ -79,6 +79,7 @@ results::MlperfRunRow run_row(const model::MlperfEntry& e, const model::MlperfRu
   row.epochs_to_converge = r.epochs_to_converge;
   row.samples_processed = r.samples_processed;
   row.throughput_samples_per_s = run_s > 0 ? r.samples_processed / run_s : 0.0;
+  row.training_rate_samples_per_s = r.training_rate_samples_per_s;
   return row;
 }
 

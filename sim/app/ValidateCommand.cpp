@@ -222,6 +222,11 @@ void run_validate(const ValidateOptions& options)
   }
   print_software_trends(space, cases, fit.x);
   print_baseline_comparison(analysis::compare_with_regression(cases, left_out));
+  const analysis::StepRateCheck rates = analysis::check_step_rates(cases);
+  fmt::print("\nStep rate: the simulated step (this calibration, no fit) against the rate the logs show each result\n"
+             "training at once warmed up (between evaluations; no start, warm-up, evaluation or convergence in it);\n"
+             "error = simulated / logged - 1, > 0: the model steps faster ({} of {} results log it)\n{}",
+             rates.results.size(), cases.size(), format_step_rate_check(rates));
   fmt::print("\n{} results ({} left out: gpuscale calibrate --list-excluded), simulation {:.0f} s\n", cases.size(),
              set.excluded.size(), set.simulation_wall_s);
   if (!options.plot_path.empty()) {

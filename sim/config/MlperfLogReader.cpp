@@ -1,6 +1,7 @@
 #include "sim/config/MlperfLogReader.hpp"
 
 #include "sim/config/YamlFile.hpp"
+#include "sim/model/MlperfScore.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -13,6 +14,19 @@ namespace gpuscale::config {
 namespace {
 
 constexpr std::string_view kMarker = ":::MLLOG";
+/// An epoch whose epoch_stop comes this close to run_stop, or after it, may have been cut short: runs
+/// that evaluate beside training (RetinaNet) stop inside the epoch after the one that converged.
+constexpr double kCutEpochMs = 1000;
+/// Evaluations, the start and the warm-up hold a run's average below its training rate, by up to about
+/// 1.5x in the data (Llama 2 on 1,024 GPUs); a rate more than this above the average is not believed.
+constexpr double kMaxRateOverAverage = 3.0;
+
+/// Where an evaluation began and the training counter it was logged at (samples or epochs).
+struct EvaluationStart {
+  double time_ms = 0;
+  double counter = 0;
+  double stop_ms = 0; ///< its eval_stop; 0 until logged
+};
 
 struct Evaluation {
   double value = 0;
@@ -74,8 +88,38 @@ public:
       run_stop_ = time_ms;
       run_stop_status_ = metadata.IsMap() ? text_of(metadata["status"]) : "";
       run_stop_line_ = number;
-    } else if ((key == "block_start" || key == "epoch_start") && run_.first_block_ms == 0) {
-      run_.first_block_ms = time_ms;
+    } else if (key == "epoch_start" || key == "block_start") {
+      if (run_.first_block_ms == 0)
+        run_.first_block_ms = time_ms;
+      if (!eval_starts_.empty() && eval_starts_.back().stop_ms == 0)
+        evaluation_beside_training_ = true;
+      if (key == "epoch_start")
+        epoch_start_ms_ = time_ms;
+      else
+        block_start_ = OpenBlock{time_ms, metadata.IsMap() ? number_of(metadata["samples_count"]) : std::nullopt};
+    } else if (key == "epoch_stop" && epoch_start_ms_) {
+      epochs_.push_back({*epoch_start_ms_, time_ms, 1.0});
+      epoch_start_ms_.reset();
+    } else if (key == "block_stop" && block_start_) {
+      // The samples of a block are its stop counter minus the previous block's: some logs count the
+      // block_start in steps and the block_stop in samples (Juniper's DeepSpeed runs).
+      const auto stop_samples = metadata.IsMap() ? number_of(metadata["samples_count"]) : std::nullopt;
+      if (stop_samples) {
+        const double before = last_block_samples_ ? *last_block_samples_ : block_start_->samples.value_or(0.0);
+        blocks_.push_back({block_start_->time_ms, time_ms, *stop_samples - before});
+        last_block_samples_ = stop_samples;
+      }
+      block_start_.reset();
+    } else if (key == "eval_start") {
+      std::optional<double> counter;
+      if (metadata.IsMap())
+        counter = number_of(metadata["samples_count"]) ? number_of(metadata["samples_count"])
+                                                        : number_of(metadata["epoch_num"]);
+      if (counter)
+        eval_starts_.push_back({time_ms, *counter, 0});
+    } else if (key == "eval_stop") {
+      if (!eval_starts_.empty() && eval_starts_.back().stop_ms == 0)
+        eval_starts_.back().stop_ms = time_ms;
     } else if (key == "global_batch_size" && run_.global_batch_size == 0) {
       if (auto gbs = number_of(value); gbs && *gbs > 0 && *gbs < 1e9)
         run_.global_batch_size = static_cast<int>(*gbs);
@@ -122,6 +166,13 @@ public:
     else if (*run_stop_ < *run_start_)
       fail(model::MlperfRunStatus::Incomplete, run_stop_line_, "run_stop before run_start");
     convergence();
+    if (run_.valid()) {
+      const double rate = model::steady_training_rate(training_intervals());
+      // A rate far above the run's own average is a log whose counters are not the samples it trained.
+      const double average = run_.run_s() > 0 ? run_.samples_processed / run_.run_s() : 0.0;
+      if (average > 0 && rate <= kMaxRateOverAverage * average)
+        run_.training_rate_samples_per_s = rate;
+    }
     return run_;
   }
 
@@ -161,6 +212,43 @@ private:
       fail(model::MlperfRunStatus::Incomplete, 0, "evaluations do not show the samples to converge");
   }
 
+  /// The stretches the run trained in, between points where its log's clock and the GPUs agree:
+  /// - blocks whose block_stop gives samples_count (Llama 2, Stable Diffusion), each block's samples
+  ///   the difference of consecutive block_stop counters;
+  /// - else, where evaluation stops training (BERT, MXNet's ResNet), from each eval_stop to the next
+  ///   eval_start, the samples between their counters (epochs x the training-set size for ResNet). Not
+  ///   the epochs of such a log: at scale its epoch_stop is logged when the host has queued the epoch,
+  ///   seconds before the GPUs finish it (NVIDIA's 512-GPU ResNet: four "epochs" of 0.2 s, then 1.9 s
+  ///   to the evaluation);
+  /// - else, where evaluation runs beside training (RetinaNet: an epoch_start inside an evaluation),
+  ///   whole epochs, the one run_stop cuts short left out.
+  std::vector<model::TrainingInterval> training_intervals() const
+  {
+    if (blocks_.size() >= 2)
+      return blocks_;
+    const auto epoch_samples = mlperf_epoch_samples(benchmark_);
+    if (!evaluation_beside_training_ && eval_starts_.size() >= 2) {
+      std::vector<model::TrainingInterval> stretches;
+      const double scale = epoch_samples.value_or(1.0);
+      double start_ms = run_.first_block_ms > 0 ? run_.first_block_ms : run_.run_start_ms;
+      double counter = 0;
+      for (const auto& e : eval_starts_) {
+        stretches.push_back({start_ms, e.time_ms, (e.counter - counter) * scale});
+        if (e.stop_ms == 0)
+          break; // an evaluation without its stop: what follows is not training alone
+        start_ms = e.stop_ms;
+        counter = e.counter;
+      }
+      return stretches;
+    }
+    std::vector<model::TrainingInterval> epochs;
+    if (epoch_samples)
+      for (const auto& e : epochs_)
+        if (e.stop_ms < run_.run_stop_ms - kCutEpochMs)
+          epochs.push_back({e.start_ms, e.stop_ms, *epoch_samples});
+    return epochs;
+  }
+
   /// Stable Diffusion's target: FID <= 90 and CLIP >= 0.15 at the same evaluation (MLPerf rules).
   double stable_diffusion_target() const
   {
@@ -187,6 +275,17 @@ private:
   int run_start_line_ = 0;
   int run_stop_line_ = 0;
   std::vector<Evaluation> evaluations_;
+  std::optional<double> epoch_start_ms_;
+  struct OpenBlock {
+    double time_ms = 0;
+    std::optional<double> samples; ///< its samples_count, when logged
+  };
+  std::optional<OpenBlock> block_start_;
+  std::optional<double> last_block_samples_;            ///< samples_count of the last block_stop
+  std::vector<model::TrainingInterval> epochs_;          ///< samples 1: one epoch each
+  std::vector<model::TrainingInterval> blocks_;
+  std::vector<EvaluationStart> eval_starts_;
+  bool evaluation_beside_training_ = false; ///< training started while an evaluation was open
 };
 
 } // namespace

@@ -62,6 +62,7 @@ analysis::CalibrationCase make_case(const model::MlperfEntry& entry, const Mlper
   c.nodes = entry.description.number_of_nodes;
   c.actual_s = *entry.published_score_s(); // the figure MLCommons publishes; the model converges at the RCPs too
   c.scored_samples = entry.olympic_samples_to_converge * entry.rcp_scaling_factor;
+  c.logged_rate_samples_per_s = entry.median_training_rate_samples_per_s.value_or(0.0);
   c.software_year = software_year_of(entry, date_source);
   return c;
 }

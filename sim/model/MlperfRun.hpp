@@ -43,6 +43,10 @@ struct MlperfRun {
   double epochs_to_converge = 0; ///< resnet, retinanet only
   double samples_processed = 0;  ///< as samples_to_converge, at the last evaluation
   double seed = 0;
+  /// Samples per second the run trains at once warmed up, from its logged training intervals
+  /// (training_intervals_of, steady_training_rate in MlperfScore.hpp); 0 when the log does not show it.
+  /// What the log measures of the step alone: no evaluation, start, warm-up or convergence in it.
+  double training_rate_samples_per_s = 0;
 
   bool valid() const { return status == MlperfRunStatus::Success; }
   /// Seconds from run_start to run_stop.
@@ -91,6 +95,9 @@ struct MlperfEntry {
   double median_run_s = 0;       ///< over valid runs, seconds
   /// Median over the valid runs that log it of MlperfRun::start_gap_s; absent when none does.
   std::optional<double> median_start_gap_s;
+  /// Median over the valid runs that show it of MlperfRun::training_rate_samples_per_s; absent when
+  /// none does.
+  std::optional<double> median_training_rate_samples_per_s;
   double mean_samples_to_converge = 0; ///< over valid runs
   /// Mean samples (or epochs x training-set size) to converge of the runs the olympic score averages
   /// (valid runs by time, fastest and slowest dropped): what the score's runs trained. 0 without a

@@ -5,9 +5,7 @@
 #include <utility>
 
 namespace gpuscale::model {
-namespace {
 
-/// The middle value, or the mean of the two middle ones; `values` not empty.
 double median_of(std::vector<double> values)
 {
   std::sort(values.begin(), values.end());
@@ -15,7 +13,16 @@ double median_of(std::vector<double> values)
   return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-} // namespace
+double steady_training_rate(const std::vector<TrainingInterval>& intervals)
+{
+  std::vector<double> rates;
+  for (std::size_t i = 1; i < intervals.size(); ++i) {
+    const double seconds = (intervals[i].stop_ms - intervals[i].start_ms) / 1000.0;
+    if (seconds > 0 && intervals[i].samples > 0)
+      rates.push_back(intervals[i].samples / seconds);
+  }
+  return rates.empty() ? 0.0 : median_of(rates);
+}
 
 std::string to_string(MlperfRunStatus status)
 {
@@ -52,7 +59,7 @@ std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_r
 
 void summarise_entry(MlperfEntry& entry)
 {
-  std::vector<double> valid_s, start_gaps_s;
+  std::vector<double> valid_s, start_gaps_s, training_rates;
   std::vector<std::pair<double, double>> valid_s_samples; // (seconds, samples) of each valid run
   int invalid = 0;
   double samples = 0, epochs = 0, throughput = 0;
@@ -70,6 +77,8 @@ void summarise_entry(MlperfEntry& entry)
     valid_s.push_back(run.run_s());
     if (const auto gap = run.start_gap_s())
       start_gaps_s.push_back(*gap);
+    if (run.training_rate_samples_per_s > 0)
+      training_rates.push_back(run.training_rate_samples_per_s);
     valid_s_samples.emplace_back(run.run_s(), run.samples_to_converge);
     samples += run.samples_to_converge;
     epochs += run.epochs_to_converge;
@@ -102,6 +111,9 @@ void summarise_entry(MlperfEntry& entry)
   entry.median_start_gap_s.reset();
   if (!start_gaps_s.empty())
     entry.median_start_gap_s = median_of(start_gaps_s);
+  entry.median_training_rate_samples_per_s.reset();
+  if (!training_rates.empty())
+    entry.median_training_rate_samples_per_s = median_of(training_rates);
 }
 
 } // namespace gpuscale::model

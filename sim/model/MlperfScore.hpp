@@ -18,6 +18,22 @@ std::optional<double> olympic_score_s(std::vector<double> valid_s, int invalid_r
 /// olympic_score_s gives no score.
 std::optional<std::pair<std::size_t, std::size_t>> olympic_kept_runs(std::size_t valid_runs, int invalid_runs);
 
+/// One stretch of training in a log: from its start to its end, and the samples trained in it.
+struct TrainingInterval {
+  double start_ms = 0;
+  double stop_ms = 0;
+  double samples = 0;
+};
+
+/// The rate a run trains at once warmed up: the median samples per second of `intervals` (in log
+/// order) after the first, which carries the run's warm-up (graph capture, autotuning, the first
+/// reads of the data set: Llama 2's first block runs 6-20 s longer than its rate, docs/CALIBRATION.md).
+/// Intervals without positive samples and duration do not count. 0 when none is left.
+double steady_training_rate(const std::vector<TrainingInterval>& intervals);
+
+/// The middle value of `values`, or the mean of the two middle ones; `values` not empty.
+double median_of(std::vector<double> values);
+
 /// Fills the derived fields of `entry` from its runs (score, medians and means over valid runs,
 /// the global batch size of the first run that logs one).
 void summarise_entry(MlperfEntry& entry);

@@ -30,6 +30,7 @@ const std::vector<TableColumn<R>>& run_columns()
       real_field<R>("epochs_to_converge", &R::epochs_to_converge),
       real_field<R>("samples_processed", &R::samples_processed),
       real_field<R>("throughput_samples_per_s", &R::throughput_samples_per_s),
+      real_field<R>("training_rate_samples_per_s", &R::training_rate_samples_per_s),
   };
   return columns;
 }

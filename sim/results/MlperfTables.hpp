@@ -10,7 +10,8 @@
 
 namespace gpuscale::results {
 
-inline constexpr int kMlperfSchemaVersion = 2; ///< 2: /mlperf_runs gains first_block_ms
+/// 2: /mlperf_runs gains first_block_ms; 3: training_rate_samples_per_s
+inline constexpr int kMlperfSchemaVersion = 3;
 
 struct MlperfRunRow {
   std::string round, submitter, system, benchmark;
@@ -27,6 +28,7 @@ struct MlperfRunRow {
   double epochs_to_converge = 0;
   double samples_processed = 0;
   double throughput_samples_per_s = 0;
+  double training_rate_samples_per_s = 0; ///< once warmed up, between evaluations; 0 when not logged
 
   bool operator==(const MlperfRunRow&) const = default;
 };

@@ -39,6 +39,10 @@ with tempfile.TemporaryDirectory() as tmp:
     starts = sorted(float(r.first_block_ms - r.run_start_ms) for r in runs.itertuples() if r.first_block_ms > 0)
     check(starts == [500.0, 1000.0, 1500.0, 2000.0, 9000.0],
           "box8's runs start training 0.5-2 s (the aborted one 9 s) after run_start: " + str(starts))
+    rates = sorted(round(float(r.training_rate_samples_per_s), 3) for r in runs.itertuples()
+                   if r.training_rate_samples_per_s > 0)
+    check(rates == [round(150000 / t, 3) for t in (255, 215, 195, 175)],
+          "box8's valid runs train 150,000 samples between evaluations in 195, 175, 215 and 255 s: " + str(rates))
     box = scores[scores.system == b"box8"] if scores.system.dtype == object and isinstance(scores.system.iloc[0], bytes) \
         else scores[scores.system == "box8"]
     check(len(box) == 1 and abs(float(box.score_minutes.iloc[0]) - 12.0) < 1e-9, "box8 scores 12 minutes")

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -76,11 +77,19 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   CHECK(box.runs[0].start_gap_s().value() == Approx(0.5));
   CHECK(box.runs[2].start_gap_s().value() == Approx(1.5));
   CHECK(box.median_start_gap_s.value() == Approx(1.25));
+  // The training rate: 150,000 samples between one evaluation's eval_stop and the next eval_start,
+  // the stretch before the first evaluation (the warm-up) left out: 195 s, 175 s (twice), 215 s and
+  // 255 s in the valid runs; the aborted run has none.
+  CHECK(box.runs[0].training_rate_samples_per_s == Approx(150000.0 / 195));
+  CHECK(box.runs[1].training_rate_samples_per_s == Approx(150000.0 / 175));
+  CHECK(box.runs[3].training_rate_samples_per_s == 0.0);
+  CHECK(box.median_training_rate_samples_per_s.value() == Approx((150000.0 / 195 + 150000.0 / 215) / 2));
 
   const auto& broken = entry_of(imported, "broken4");
   CHECK_FALSE(broken.score_s.has_value());
   CHECK(broken.olympic_samples_to_converge == 0.0);
   CHECK_FALSE(broken.median_start_gap_s.has_value()); // its logs have no block_start
+  CHECK_FALSE(broken.median_training_rate_samples_per_s.has_value()); // nor eval_start / eval_stop
   CHECK(broken.runs[1].status == model::MlperfRunStatus::NoRunStop);
   CHECK(broken.runs[2].status == model::MlperfRunStatus::Unparsable);
   CHECK(broken.runs[2].problem == kData + "/results/v9.9/Acme__broken4/bert/result_2.txt:6: MLLOG line is not valid JSON "
@@ -92,6 +101,93 @@ TEST_CASE("config::read_mlperf_repository scores the fixture entry and reports e
   CHECK_THAT(problems, Catch::Contains("Acme__box8/bert/result_3.txt:") && Catch::Contains("run_stop status 'aborted'"));
   CHECK_THAT(problems, Catch::Contains("Acme__broken4/bert/result_1.txt: no run_stop"));
   CHECK_THAT(problems, Catch::Contains("Acme__broken4/bert: no score (3 invalid of 5 runs)"));
+}
+
+namespace {
+
+/// One MLLOG line.
+std::string mllog(double time_ms, const std::string& key, const std::string& value = "null",
+                  const std::string& metadata = "{}")
+{
+  return ":::MLLOG {\"time_ms\": " + std::to_string(static_cast<long long>(time_ms)) + ", \"key\": \"" + key +
+         "\", \"value\": " + value + ", \"metadata\": " + metadata + "}\n";
+}
+
+/// A successful run's frame around `body`: init, batch size, run_start at 0 and run_stop at `stop_s`.
+std::string run_log(const std::string& body, double stop_s)
+{
+  return mllog(-5000, "init_start") + mllog(-4000, "global_batch_size", "8") + mllog(0, "run_start") + body +
+         mllog(stop_s * 1000, "run_stop", "null", "{\"status\": \"success\"}");
+}
+
+} // namespace
+
+TEST_CASE("model::steady_training_rate is the median over the intervals after the first", "[model]")
+{
+  using model::TrainingInterval;
+  // The first interval is the warm-up; an empty or zero-length one does not count.
+  CHECK(model::steady_training_rate({{0, 10000, 10}, {10000, 20000, 20}, {20000, 30000, 40}, {30000, 40000, 30}}) ==
+        Approx(3.0));
+  CHECK(model::steady_training_rate({{0, 10000, 10}, {10000, 20000, 0}, {20000, 20000, 5}, {20000, 30000, 20}}) ==
+        Approx(2.0));
+  CHECK(model::steady_training_rate({{0, 10000, 10}}) == 0.0);
+  CHECK(model::steady_training_rate({}) == 0.0);
+}
+
+TEST_CASE("config::parse_mlperf_log measures the training rate from epochs, blocks or the stretches between "
+          "evaluations",
+          "[config]")
+{
+  SECTION("epochs (RetinaNet): the training-set size each; the epoch run_stop cuts short does not count")
+  {
+    std::string body;
+    const std::vector<std::pair<double, double>> epochs_s{{0, 500}, {530, 1020}, {1050, 1550}, {1580, 1581}};
+    for (std::size_t i = 0; i < epochs_s.size(); ++i) {
+      const std::string n = "{\"epoch_num\": " + std::to_string(i) + "}";
+      body += mllog(epochs_s[i].first * 1000, "epoch_start", std::to_string(i), n);
+      body += mllog(epochs_s[i].second * 1000, "epoch_stop", std::to_string(i), n);
+      if (i < 3)
+        body += mllog(epochs_s[i].second * 1000 + 10000, "eval_accuracy", "0.3", "{\"epoch_num\": " +
+                                                                                     std::to_string(i + 1) + "}");
+    }
+    const auto run = config::parse_mlperf_log(run_log(body, 1581.5), "epochs.txt", "retinanet");
+    REQUIRE(run.valid());
+    // Epochs 2 and 3 (490 and 500 s); the first is the warm-up, the fourth ends at run_stop.
+    CHECK(run.training_rate_samples_per_s == Approx((1170301.0 / 490 + 1170301.0 / 500) / 2));
+  }
+  SECTION("blocks (Llama 2): each block's samples from the block_stop counters, whatever block_start counts")
+  {
+    // Juniper's DeepSpeed logs count block_start in steps (192 = 1536 / 8) and block_stop in samples.
+    std::string body;
+    const std::vector<std::array<double, 4>> blocks{{0, 0, 700, 1536}, {737, 192, 917, 1920}, {954, 240, 1144, 2304}};
+    for (const auto& [start_s, start_count, stop_s, stop_count] : blocks) {
+      body += mllog(start_s * 1000, "block_start", "null", "{\"samples_count\": " + std::to_string(start_count) + "}");
+      body += mllog(stop_s * 1000, "block_stop", "null", "{\"samples_count\": " + std::to_string(stop_count) + "}");
+      body += mllog(stop_s * 1000 + 30000, "eval_accuracy", "0.93", "{\"samples_count\": " + std::to_string(stop_count) + "}");
+    }
+    const auto run = config::parse_mlperf_log(run_log(body, 1180), "blocks.txt", "llama2_70b_lora");
+    REQUIRE(run.valid());
+    CHECK(run.training_rate_samples_per_s == Approx((384.0 / 180 + 384.0 / 190) / 2)); // blocks of 180 and 190 s
+  }
+  SECTION("evaluations (BERT): eval_stop to the next eval_start; counters the run cannot have trained are refused")
+  {
+    auto bert = [](double counter_scale) {
+      std::string body = mllog(500, "block_start", "null", "{\"first_epoch_num\": 1}");
+      for (int i = 1; i <= 3; ++i) {
+        const double at_ms = i * 100000.0;
+        const std::string counter = "{\"epoch_num\": " + std::to_string(static_cast<long long>(150000 * i * counter_scale)) + "}";
+        body += mllog(at_ms - 5000, "eval_start", "null", counter);
+        body += mllog(at_ms, "eval_stop", "null", counter);
+        body += mllog(at_ms, "eval_accuracy", "0.7", "{\"epoch_num\": " + std::to_string(150000 * i) + "}");
+      }
+      return config::parse_mlperf_log(run_log(body, 300.5), "bert.txt", "bert");
+    };
+    CHECK(bert(1).training_rate_samples_per_s == Approx(150000.0 / 95.0));
+    // Evaluation counters 100 times the samples its evaluations report: a rate 100 times the run's
+    // average is not believed.
+    CHECK(bert(100).valid());
+    CHECK(bert(100).training_rate_samples_per_s == 0.0);
+  }
 }
 
 TEST_CASE("config::read_mlperf_repository reads an upstream round repository, ssd is retinanet, gpt3 skipped",
@@ -228,4 +324,49 @@ TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on 
   }
   CHECK(rows == 244);
   CHECK(by_key.size() == 244);
+}
+
+TEST_CASE("the MLPerf logs' training rates agree with the rates read by hand and with each run's own average",
+          "[config][mlperf]")
+{
+  const auto dir = test::mlperf_dir();
+  if (!dir)
+    return;
+  const auto imported = config::read_mlperf_repository(*dir);
+  std::map<std::string, const model::MlperfEntry*> by_key;
+  for (const auto& e : imported.entries)
+    by_key[e.key()] = &e;
+  // Read by hand from one log each (result_0 or the first file): Dell's 8x H100 Llama 2 LoRA trains
+  // 384 samples per block of 177.2 s; its RetinaNet epochs take 508-517 s (1,170,301 images); NVIDIA's
+  // Stable Diffusion blocks of 25,600 samples take 23.1-23.3 s; Juniper's DeepSpeed Llama 2 blocks
+  // 384 samples in 704-725 s (its block_start counts steps).
+  const std::vector<std::pair<std::string, double>> by_hand{
+      {"v4.1/Dell/XE9680x8H100-SXM-80GB/llama2_70b_lora", 384.0 / 177.2},
+      {"v4.1/Dell/XE9680x8H100-SXM-80GB/retinanet", 1170301.0 / 512.0},
+      {"v4.1/NVIDIA/eos_ngc24.09_nemo/stable_diffusion", 25600.0 / 23.25},
+      {"v4.0/JuniperNetworks/h100_n1_ngc24.1_pytorch_deepspeed/llama2_70b_lora", 384.0 / 712.0}};
+  for (const auto& [key, rate] : by_hand) {
+    INFO(key);
+    REQUIRE(by_key.contains(key));
+    REQUIRE(by_key[key]->median_training_rate_samples_per_s.has_value());
+    CHECK(*by_key[key]->median_training_rate_samples_per_s == Approx(rate).epsilon(0.015));
+  }
+  // Every valid run's rate lies between its average over the whole run (evaluations, start and
+  // warm-up only slow it) and 1.6 times it (Llama 2 on 1,024 GPUs, whose 11 evaluations and 8-16 s
+  // warm-up weigh most in an 80-s run), where its log shows one.
+  int rated = 0, runs = 0;
+  for (const auto& e : imported.entries)
+    for (const auto& run : e.runs) {
+      if (!run.valid())
+        continue;
+      ++runs;
+      if (run.training_rate_samples_per_s <= 0)
+        continue;
+      ++rated;
+      INFO(e.key() << " " << run.file);
+      const double average = run.samples_processed / run.run_s();
+      CHECK(run.training_rate_samples_per_s >= 0.9 * average);
+      CHECK(run.training_rate_samples_per_s <= 1.6 * average);
+    }
+  CHECK(rated >= 0.95 * runs);
 }
