@@ -34,9 +34,19 @@ struct StepRateGroup {
   double median_abs_error_pct = 0;
 };
 
+/// The one-node results of one benchmark on one accelerator: where the step model is off for a part
+/// (an H200 against its H100) rather than for a scale.
+struct StepRateFamily {
+  model::Benchmark benchmark = model::Benchmark::Bert;
+  std::string family;
+  int results = 0;
+  double median_error_pct = 0;
+};
+
 struct StepRateCheck {
-  std::vector<StepRateGroup> groups;   ///< by benchmark, one node before several
-  std::vector<StepRateResult> results; ///< every case with a logged rate and a simulated step, by error
+  std::vector<StepRateGroup> groups;     ///< by benchmark, one node before several
+  std::vector<StepRateFamily> families;  ///< by benchmark, then accelerator; one-node results only
+  std::vector<StepRateResult> results;   ///< every case with a logged rate and a simulated step, by error
 };
 
 /// Compares every case that has both a logged rate and a simulated step; the others are skipped.

@@ -124,6 +124,15 @@ std::string format_step_rate_check(const analysis::StepRateCheck& check)
   for (const auto& g : check.groups)
     out += fmt::format("  {:<18} {:<13} {:>7} {:>+13.1f}% {:>13.1f}%\n", model::to_string(g.benchmark),
                        g.several_nodes ? "several" : "one", g.results, g.median_error_pct, g.median_abs_error_pct);
+  out += "  one node, by accelerator (median error, results):\n";
+  for (std::size_t i = 0; i < check.families.size();) {
+    const model::Benchmark benchmark = check.families[i].benchmark;
+    std::string line;
+    for (; i < check.families.size() && check.families[i].benchmark == benchmark; ++i)
+      line += fmt::format("{}{} {:+.1f}% ({})", line.empty() ? "" : ", ", check.families[i].family,
+                          check.families[i].median_error_pct, check.families[i].results);
+    out += fmt::format("    {:<18} {}\n", model::to_string(benchmark), line);
+  }
   bool header = false;
   for (const auto& r : check.results) {
     if (std::abs(r.error_pct) <= analysis::kStepRateListPct)

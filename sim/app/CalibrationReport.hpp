@@ -47,8 +47,9 @@ std::string format_run_start_check(const std::vector<analysis::RunStartGap>& gap
                                    const std::map<model::Benchmark, double>& table_s);
 
 /// The step-rate check (analysis::check_step_rates): per benchmark, on one node and on several, the
-/// median signed and absolute error of the simulated training rate against the logged one, then every
-/// result further off than analysis::kStepRateListPct.
+/// median signed and absolute error of the simulated training rate against the logged one; per
+/// benchmark the one-node median of each accelerator; then every result further off than
+/// analysis::kStepRateListPct.
 std::string format_step_rate_check(const analysis::StepRateCheck& check);
 
 /// Draws the calibration's simulation progress on stderr ("simulating 12/229"), for mlperf::CaseOptions::progress.

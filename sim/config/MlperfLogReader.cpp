@@ -111,10 +111,12 @@ public:
       }
       block_start_.reset();
     } else if (key == "eval_start") {
-      std::optional<double> counter;
-      if (metadata.IsMap())
-        counter = number_of(metadata["samples_count"]) ? number_of(metadata["samples_count"])
-                                                        : number_of(metadata["epoch_num"]);
+      std::optional<double> counter; // samples (Llama 2, Stable Diffusion; BERT's epoch_num) or epochs
+      if (metadata.IsMap()) {
+        counter = number_of(metadata["samples_count"]);
+        if (!counter)
+          counter = number_of(metadata["epoch_num"]);
+      }
       if (counter)
         eval_starts_.push_back({time_ms, *counter, 0});
     } else if (key == "eval_stop") {
@@ -282,7 +284,7 @@ private:
   };
   std::optional<OpenBlock> block_start_;
   std::optional<double> last_block_samples_;            ///< samples_count of the last block_stop
-  std::vector<model::TrainingInterval> epochs_;          ///< samples 1: one epoch each
+  std::vector<model::TrainingInterval> epochs_;          ///< samples 1: one epoch each, scaled when used
   std::vector<model::TrainingInterval> blocks_;
   std::vector<EvaluationStart> eval_starts_;
   bool evaluation_beside_training_ = false; ///< training started while an evaluation was open

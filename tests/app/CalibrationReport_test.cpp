@@ -85,12 +85,17 @@ TEST_CASE("app::format_step_rate_check prints each group and lists the results f
 {
   analysis::StepRateCheck check;
   check.groups = {{Benchmark::Bert, false, 25, -0.6, 1.6}, {Benchmark::Bert, true, 4, 7.1, 7.1}};
+  check.families = {{Benchmark::Bert, "h100-sxm5-80gb", 16, -1.7}, {Benchmark::Bert, "l40s", 1, 129.7},
+                    {Benchmark::Resnet, "h200-sxm-141gb", 1, 18.3}};
   check.results = {{"v4.0/Dell/R760xax4L40S/bert", "l40s", Benchmark::Bert, 4, 1, 493.7, 1134.0, 129.7},
                    {"v4.1/Dell/XE9680x8H100-SXM-80GB/bert", "h100-sxm5-80gb", Benchmark::Bert, 8, 1, 8133.6, 7998.6, -1.7}};
   const std::string text = app::format_step_rate_check(check);
   CHECK(text == "  benchmark          nodes         results   median error median |error|\n"
                 "  bert               one                25          -0.6%           1.6%\n"
                 "  bert               several             4          +7.1%           7.1%\n"
+                "  one node, by accelerator (median error, results):\n"
+                "    bert               h100-sxm5-80gb -1.7% (16), l40s +129.7% (1)\n"
+                "    resnet             h200-sxm-141gb +18.3% (1)\n"
                 "  off by more than 15 %:\n"
                 "    v4.0/Dell/R760xax4L40S/bert                                    l40s             x4     logged       493.7 "
                 "simulated        1134 samples/s +129.7%\n");

@@ -31,6 +31,15 @@ const model::MlperfEntry& entry_of(const config::MlperfImport& imported, const s
   throw std::runtime_error("no entry " + system);
 }
 
+/// The entries of `imported` by their key (round/submitter/system/benchmark).
+std::map<std::string, const model::MlperfEntry*> entries_by_key(const config::MlperfImport& imported)
+{
+  std::map<std::string, const model::MlperfEntry*> by_key;
+  for (const auto& e : imported.entries)
+    by_key[e.key()] = &e;
+  return by_key;
+}
+
 /// One CSV record's fields (the reader's own parser).
 std::vector<std::string> csv_fields(const std::string& line)
 {
@@ -294,9 +303,7 @@ TEST_CASE("config::read_mlperf_repository agrees with scores_calibration.csv on 
   if (!dir)
     return;
   const auto imported = config::read_mlperf_repository(*dir);
-  std::map<std::string, const model::MlperfEntry*> by_key;
-  for (const auto& e : imported.entries)
-    by_key[e.key()] = &e;
+  auto by_key = entries_by_key(imported);
   std::ifstream csv(*dir + "/scores_calibration.csv");
   std::string line;
   std::getline(csv, line);
@@ -333,9 +340,7 @@ TEST_CASE("the MLPerf logs' training rates agree with the rates read by hand and
   if (!dir)
     return;
   const auto imported = config::read_mlperf_repository(*dir);
-  std::map<std::string, const model::MlperfEntry*> by_key;
-  for (const auto& e : imported.entries)
-    by_key[e.key()] = &e;
+  auto by_key = entries_by_key(imported);
   // Read by hand from one log each (result_0 or the first file): Dell's 8x H100 Llama 2 LoRA trains
   // 384 samples per block of 177.2 s; its RetinaNet epochs take 508-517 s (1,170,301 images); NVIDIA's
   // Stable Diffusion blocks of 25,600 samples take 23.1-23.3 s; Juniper's DeepSpeed Llama 2 blocks

@@ -52,4 +52,10 @@ TEST_CASE("analysis::check_step_rates compares the simulated step with the logge
   CHECK((check.groups[1].benchmark == Benchmark::Bert && check.groups[1].several_nodes && check.groups[1].results == 1));
   CHECK(check.groups[1].median_error_pct == Approx(100.0 * (7680.0 / 7000 - 1)));
   CHECK((check.groups[2].benchmark == Benchmark::Resnet && check.groups[2].median_error_pct == Approx(0.0).margin(1e-12)));
+  // By accelerator, one node only: BERT's three, ResNet's one.
+  REQUIRE(check.families.size() == 2);
+  CHECK((check.families[0].benchmark == Benchmark::Bert && check.families[0].family == "h100-sxm5-80gb" &&
+         check.families[0].results == 3));
+  CHECK(check.families[0].median_error_pct == Approx(0.0).margin(1e-12));
+  CHECK((check.families[1].benchmark == Benchmark::Resnet && check.families[1].results == 1));
 }
