@@ -100,15 +100,17 @@ public:
     } else if (key == "epoch_stop" && epoch_start_ms_) {
       epochs_.push_back({*epoch_start_ms_, time_ms, 1.0});
       epoch_start_ms_.reset();
-    } else if (key == "block_stop" && block_start_) {
+    } else if (key == "block_stop") {
       // The samples of a block are its stop counter minus the previous block's: some logs count the
-      // block_start in steps and the block_stop in samples (Juniper's DeepSpeed runs).
+      // block_start in steps and the block_stop in samples (Juniper's and Habana's Llama 2 runs, whose
+      // first block_stop has no block_start).
       const auto stop_samples = metadata.IsMap() ? number_of(metadata["samples_count"]) : std::nullopt;
-      if (stop_samples) {
+      if (stop_samples && block_start_) {
         const double before = last_block_samples_ ? *last_block_samples_ : block_start_->samples.value_or(0.0);
         blocks_.push_back({block_start_->time_ms, time_ms, *stop_samples - before});
-        last_block_samples_ = stop_samples;
       }
+      if (stop_samples)
+        last_block_samples_ = stop_samples;
       block_start_.reset();
     } else if (key == "eval_start") {
       std::optional<double> counter; // samples (Llama 2, Stable Diffusion; BERT's epoch_num) or epochs

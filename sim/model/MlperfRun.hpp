@@ -43,8 +43,9 @@ struct MlperfRun {
   double epochs_to_converge = 0; ///< resnet, retinanet only
   double samples_processed = 0;  ///< as samples_to_converge, at the last evaluation
   double seed = 0;
-  /// Samples per second the run trains at once warmed up, from its logged training intervals
-  /// (training_intervals_of, steady_training_rate in MlperfScore.hpp); 0 when the log does not show it.
+  /// Samples per second the run trains at once warmed up, from its logged training stretches (which
+  /// ones: config/MlperfLogReader.cpp; their rate: steady_training_rate in MlperfScore.hpp); 0 when
+  /// the log does not show it.
   /// What the log measures of the step alone: no evaluation, start, warm-up or convergence in it.
   double training_rate_samples_per_s = 0;
 

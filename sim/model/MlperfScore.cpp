@@ -5,13 +5,17 @@
 #include <utility>
 
 namespace gpuscale::model {
+namespace {
 
+/// The middle value, or the mean of the two middle ones; `values` not empty.
 double median_of(std::vector<double> values)
 {
   std::sort(values.begin(), values.end());
   const std::size_t mid = values.size() / 2;
   return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
+
+} // namespace
 
 double steady_training_rate(const std::vector<TrainingInterval>& intervals)
 {

@@ -31,9 +31,6 @@ struct TrainingInterval {
 /// Intervals without positive samples and duration do not count. 0 when none is left.
 double steady_training_rate(const std::vector<TrainingInterval>& intervals);
 
-/// The middle value of `values`, or the mean of the two middle ones; `values` not empty.
-double median_of(std::vector<double> values);
-
 /// Fills the derived fields of `entry` from its runs (score, medians and means over valid runs,
 /// the global batch size of the first run that logs one).
 void summarise_entry(MlperfEntry& entry);

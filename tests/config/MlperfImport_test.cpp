@@ -166,17 +166,21 @@ TEST_CASE("config::parse_mlperf_log measures the training rate from epochs, bloc
   }
   SECTION("blocks (Llama 2): each block's samples from the block_stop counters, whatever block_start counts")
   {
-    // Juniper's DeepSpeed logs count block_start in steps (192 = 1536 / 8) and block_stop in samples.
+    // Juniper's and Habana's logs count block_start in steps (192 = 1536 / 8) and block_stop in samples;
+    // Habana's first block has no block_start (start count -1 here: none logged).
     std::string body;
-    const std::vector<std::array<double, 4>> blocks{{0, 0, 700, 1536}, {737, 192, 917, 1920}, {954, 240, 1144, 2304}};
+    const std::vector<std::array<double, 4>> blocks{
+        {0, -1, 700, 1536}, {737, 192, 917, 1920}, {954, 240, 1144, 2304}, {1181, 288, 1361, 2688}};
     for (const auto& [start_s, start_count, stop_s, stop_count] : blocks) {
-      body += mllog(start_s * 1000, "block_start", "null", "{\"samples_count\": " + std::to_string(start_count) + "}");
+      if (start_count >= 0)
+        body += mllog(start_s * 1000, "block_start", "null", "{\"samples_count\": " + std::to_string(start_count) + "}");
       body += mllog(stop_s * 1000, "block_stop", "null", "{\"samples_count\": " + std::to_string(stop_count) + "}");
       body += mllog(stop_s * 1000 + 30000, "eval_accuracy", "0.93", "{\"samples_count\": " + std::to_string(stop_count) + "}");
     }
-    const auto run = config::parse_mlperf_log(run_log(body, 1180), "blocks.txt", "llama2_70b_lora");
+    const auto run = config::parse_mlperf_log(run_log(body, 1400), "blocks.txt", "llama2_70b_lora");
     REQUIRE(run.valid());
-    CHECK(run.training_rate_samples_per_s == Approx((384.0 / 180 + 384.0 / 190) / 2)); // blocks of 180 and 190 s
+    // The first block with a block_start is the warm-up; then blocks of 190 and 180 s.
+    CHECK(run.training_rate_samples_per_s == Approx((384.0 / 180 + 384.0 / 190) / 2));
   }
   SECTION("evaluations (BERT): eval_stop to the next eval_start; counters the run cannot have trained are refused")
   {
