@@ -43,6 +43,12 @@ std::optional<double> number_of(const YAML::Node& node)
   return value;
 }
 
+/// The number `metadata` (an event's metadata map) gives under `key`, if any.
+std::optional<double> metadata_number(const YAML::Node& metadata, const char* key)
+{
+  return metadata.IsMap() ? number_of(metadata[key]) : std::nullopt;
+}
+
 std::string text_of(const YAML::Node& node)
 {
   return node.IsDefined() && node.IsScalar() ? node.Scalar() : std::string();
@@ -52,7 +58,8 @@ std::string text_of(const YAML::Node& node)
 class LogParser {
 public:
   LogParser(std::string display_name, std::string benchmark)
-      : name_(std::move(display_name)), benchmark_(std::move(benchmark))
+      : name_(std::move(display_name)), benchmark_(std::move(benchmark)),
+        epoch_samples_(mlperf_epoch_samples(benchmark_))
   {
     run_.file = name_;
   }
@@ -96,15 +103,16 @@ public:
       if (key == "epoch_start")
         epoch_start_ms_ = time_ms;
       else
-        block_start_ = OpenBlock{time_ms, metadata.IsMap() ? number_of(metadata["samples_count"]) : std::nullopt};
+        block_start_ = OpenBlock{time_ms, metadata_number(metadata, "samples_count")};
     } else if (key == "epoch_stop" && epoch_start_ms_) {
-      epochs_.push_back({*epoch_start_ms_, time_ms, 1.0});
+      if (epoch_samples_)
+        epochs_.push_back({*epoch_start_ms_, time_ms, *epoch_samples_});
       epoch_start_ms_.reset();
     } else if (key == "block_stop") {
       // The samples of a block are its stop counter minus the previous block's: some logs count the
       // block_start in steps and the block_stop in samples (Juniper's and Habana's Llama 2 runs, whose
       // first block_stop has no block_start).
-      const auto stop_samples = metadata.IsMap() ? number_of(metadata["samples_count"]) : std::nullopt;
+      const auto stop_samples = metadata_number(metadata, "samples_count");
       if (stop_samples && block_start_) {
         const double before = last_block_samples_ ? *last_block_samples_ : block_start_->samples.value_or(0.0);
         blocks_.push_back({block_start_->time_ms, time_ms, *stop_samples - before});
@@ -113,12 +121,10 @@ public:
         last_block_samples_ = stop_samples;
       block_start_.reset();
     } else if (key == "eval_start") {
-      std::optional<double> counter; // samples (Llama 2, Stable Diffusion; BERT's epoch_num) or epochs
-      if (metadata.IsMap()) {
-        counter = number_of(metadata["samples_count"]);
-        if (!counter)
-          counter = number_of(metadata["epoch_num"]);
-      }
+      // Samples (Llama 2, Stable Diffusion; BERT's epoch_num) or epochs.
+      std::optional<double> counter = metadata_number(metadata, "samples_count");
+      if (!counter)
+        counter = metadata_number(metadata, "epoch_num");
       if (counter)
         eval_starts_.push_back({time_ms, *counter, 0});
     } else if (key == "eval_stop") {
@@ -141,11 +147,10 @@ public:
     else if (key == "eval_accuracy") {
       Evaluation evaluation;
       evaluation.value = number_of(value).value_or(NAN);
-      if (metadata.IsMap()) {
-        evaluation.epoch_num = number_of(metadata["epoch_num"]);
-        evaluation.samples_count = number_of(metadata["samples_count"]);
+      evaluation.epoch_num = metadata_number(metadata, "epoch_num");
+      evaluation.samples_count = metadata_number(metadata, "samples_count");
+      if (metadata.IsMap())
         evaluation.metric = text_of(metadata["metric"]);
-      }
       evaluations_.push_back(evaluation);
     }
   }
@@ -197,7 +202,6 @@ private:
       return;
     }
     const Evaluation& last = evaluations_.back();
-    const auto epoch_samples = mlperf_epoch_samples(benchmark_);
     if (benchmark_ == "bert") {
       run_.samples_processed = last.epoch_num.value_or(0);
       run_.samples_to_converge = run_.samples_processed;
@@ -207,9 +211,9 @@ private:
     } else if (benchmark_ == "stable_diffusion") {
       run_.samples_processed = last.samples_count.value_or(0);
       run_.samples_to_converge = stable_diffusion_target();
-    } else if (epoch_samples) {
+    } else if (epoch_samples_) {
       run_.epochs_to_converge = last.epoch_num.value_or(0);
-      run_.samples_to_converge = run_.epochs_to_converge * *epoch_samples;
+      run_.samples_to_converge = run_.epochs_to_converge * *epoch_samples_;
       run_.samples_processed = run_.samples_to_converge;
     }
     if (run_.valid() && run_.samples_to_converge <= 0)
@@ -230,10 +234,9 @@ private:
   {
     if (blocks_.size() >= 2)
       return blocks_;
-    const auto epoch_samples = mlperf_epoch_samples(benchmark_);
     if (!evaluation_beside_training_ && eval_starts_.size() >= 2) {
       std::vector<model::TrainingInterval> stretches;
-      const double scale = epoch_samples.value_or(1.0);
+      const double scale = epoch_samples_.value_or(1.0);
       double start_ms = run_.first_block_ms > 0 ? run_.first_block_ms : run_.run_start_ms;
       double counter = 0;
       for (const auto& e : eval_starts_) {
@@ -246,10 +249,9 @@ private:
       return stretches;
     }
     std::vector<model::TrainingInterval> epochs;
-    if (epoch_samples)
-      for (const auto& e : epochs_)
-        if (e.stop_ms < run_.run_stop_ms - kCutEpochMs)
-          epochs.push_back({e.start_ms, e.stop_ms, *epoch_samples});
+    for (const auto& e : epochs_)
+      if (e.stop_ms < run_.run_stop_ms - kCutEpochMs)
+        epochs.push_back(e);
     return epochs;
   }
 
@@ -271,6 +273,7 @@ private:
 
   std::string name_;
   std::string benchmark_;
+  std::optional<double> epoch_samples_; ///< training-set size of the benchmarks that count epochs
   model::MlperfRun run_;
   bool init_start_ = false;
   std::optional<double> run_start_;
@@ -286,7 +289,7 @@ private:
   };
   std::optional<OpenBlock> block_start_;
   std::optional<double> last_block_samples_;            ///< samples_count of the last block_stop
-  std::vector<model::TrainingInterval> epochs_;          ///< samples 1: one epoch each, scaled when used
+  std::vector<model::TrainingInterval> epochs_;          ///< the training-set size each
   std::vector<model::TrainingInterval> blocks_;
   std::vector<EvaluationStart> eval_starts_;
   bool evaluation_beside_training_ = false; ///< training started while an evaluation was open
