@@ -3,6 +3,7 @@
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/HostInputReader.hpp"
+#include "sim/config/KernelTimingReader.hpp"
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/MlperfLogReader.hpp"
 #include "sim/config/MlperfPlatformMapper.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 constexpr const char* kKnownTopLevelKeys =
     "cluster (platform), accelerators or node_types (catalog), workload, scenario (with sweep: a sweep), "
-    "convergence, host_input, calibration";
+    "convergence, host_input, calibration, timings (kernel timings)";
 
 std::string plural(std::size_t count, const std::string& noun)
 {
@@ -65,6 +66,8 @@ std::optional<InputKind> kind_of(const YAML::Node& root, const std::string& path
     return InputKind::HostInput;
   if (has("calibration"))
     return InputKind::Calibration;
+  if (has("timings"))
+    return InputKind::KernelTimings;
   std::string keys;
   for (auto it = node.begin(); it != node.end(); ++it)
     keys += (keys.empty() ? "" : ", ") + (it->first.IsScalar() ? it->first.Scalar() : std::string("?"));
@@ -151,6 +154,7 @@ std::string to_string(InputKind kind)
     case InputKind::Convergence: return "convergence";
     case InputKind::HostInput: return "host_input";
     case InputKind::Calibration: return "calibration";
+    case InputKind::KernelTimings: return "kernel_timings";
     case InputKind::Rcp: return "rcp";
     case InputKind::MlperfSystem: return "mlperf_system";
     case InputKind::MlperfLog: return "mlperf_log";
@@ -217,6 +221,9 @@ CheckedInput check_input(const std::string& path, const model::Platform* mlperf_
     case InputKind::Calibration:
       read_calibration(path);
       checked.summary = "calibration";
+      break;
+    case InputKind::KernelTimings:
+      checked.summary = "kernel timings: " + plural(read_kernel_timings(path).timings.size(), "kernel");
       break;
     case InputKind::Rcp: {
       const auto rcp = read_rcp_file(path);

@@ -7,6 +7,7 @@
 ///   convergence:                    convergence table
 ///   host_input:                     host input-pipeline costs
 ///   calibration:                    calibration (calibration/mlperf.yaml)
+///   timings:                        kernel times measured on a GPU (calibration/measured/)
 ///   *.json with number_of_nodes, accelerators_per_node or accelerator_model_name
 ///                                   MLPerf system description, mapped onto the catalog as predict maps it
 ///   other *.json                    MLPerf reference-convergence-point (RCP) file
@@ -19,7 +20,8 @@
 namespace gpuscale::config {
 
 enum class InputKind {
-  Platform, Catalog, Workload, Scenario, Sweep, Convergence, HostInput, Calibration, Rcp, MlperfSystem, MlperfLog
+  Platform, Catalog, Workload, Scenario, Sweep, Convergence, HostInput, Calibration, KernelTimings, Rcp, MlperfSystem,
+  MlperfLog
 };
 
 std::string to_string(InputKind kind);

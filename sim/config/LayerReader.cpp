@@ -85,29 +85,6 @@ model::ElementwiseShape read_elementwise(MappingReader& kernel)
   return elementwise;
 }
 
-std::optional<model::Kernel> read_kernel(MappingReader kernel)
-{
-  model::Kernel out;
-  const auto op = kernel.text("op", Presence::Required);
-  if (op == "gemm")
-    out.shape = read_gemm(kernel);
-  else if (op == "conv")
-    out.shape = read_conv(kernel);
-  else if (op == "attention")
-    out.shape = read_attention(kernel);
-  else if (op == "elementwise")
-    out.shape = read_elementwise(kernel);
-  else {
-    // An unknown op's other keys cannot be judged: report the op alone.
-    if (op)
-      kernel.error("op", "unknown kernel op '" + *op + "' (known: " + std::string(model::kKernelOps) + ")");
-    return std::nullopt;
-  }
-  out.backward_factor = static_cast<int>(kernel.integer("backward_factor", 0, 2, Presence::Required).value_or(0));
-  kernel.finish();
-  return out;
-}
-
 bool fused(const model::Kernel& kernel)
 {
   const auto* elementwise = std::get_if<model::ElementwiseShape>(&kernel.shape);
@@ -159,6 +136,30 @@ void read_kernels(MappingReader& layer, model::Layer& out)
 }
 
 } // namespace
+
+std::optional<model::Kernel> read_kernel(MappingReader kernel)
+{
+  model::Kernel out;
+  const auto op = kernel.text("op", Presence::Required);
+  if (op == "gemm")
+    out.shape = read_gemm(kernel);
+  else if (op == "conv")
+    out.shape = read_conv(kernel);
+  else if (op == "attention")
+    out.shape = read_attention(kernel);
+  else if (op == "elementwise")
+    out.shape = read_elementwise(kernel);
+  else {
+    // An unknown op's other keys cannot be judged: report the op alone.
+    if (op)
+      kernel.error("op", "unknown kernel op '" + *op + "' (known: " + std::string(model::kKernelOps) + ")");
+    return std::nullopt;
+  }
+  out.backward_factor = static_cast<int>(kernel.integer("backward_factor", 0, 2, Presence::Required).value_or(0));
+  kernel.finish();
+  return out;
+}
+
 
 model::Layer read_layer(MappingReader layer)
 {

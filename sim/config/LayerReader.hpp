@@ -11,4 +11,8 @@ namespace gpuscale::config {
 /// `{i}` of repeat groups are the layer list's business, LayerListReader).
 model::Layer read_layer(MappingReader layer);
 
+/// One entry of a layer's `kernels:` list (`op:` and its shape, `backward_factor:`; workloads/SCHEMA.md,
+/// "Kernels"); nullopt when its op is unknown. Every problem becomes a diagnostic of `kernel`.
+std::optional<model::Kernel> read_kernel(MappingReader kernel);
+
 } // namespace gpuscale::config

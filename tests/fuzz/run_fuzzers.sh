@@ -48,6 +48,7 @@ seeds_of() {
                          "$mlperf"/scores_calibration.csv ;;
     check) echo platforms/dgx-a100-1node.yaml platforms/catalog/node_types.yaml workloads/resnet50.yaml \
                 scenarios/default.yaml workloads/convergence/bert.yaml workloads/host_input/host_input.yaml \
+                tests/data/kernel_timings/*.yaml \
                 tests/data/invalid/*/*.yaml tests/data/invalid/mlperf_logs/* ;;
     *) echo "fuzz: unknown target '$1' (known: ${all_targets[*]})" >&2; exit 2 ;;
   esac
