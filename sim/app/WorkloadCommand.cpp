@@ -1,4 +1,5 @@
 #include "sim/app/Commands.hpp"
+#include "sim/app/WorkloadKernelsCommand.hpp"
 #include "sim/config/ConvergenceReader.hpp"
 #include "sim/config/ConvergenceWriter.hpp"
 #include "sim/mlperf/DataPaths.hpp"
@@ -112,6 +113,7 @@ void add_workload_command(CLI::App& app)
   command->add_option("--template", options->request.template_yaml_path,
                       "Table whose non-point fields are kept (default: the output file)");
   command->callback([options] { convergence(*options); });
+  add_workload_kernels_command(*workload);
 }
 
 } // namespace gpuscale::app
