@@ -460,6 +460,11 @@ def main():
             print(f"  skipped {source} {kernel} {pass_name} x{micro}: {type(error).__name__}: {error}"[:300],
                   file=sys.stderr)
             skipped[source] = skipped.get(source, 0) + 1
+            if device.startswith("cuda"):
+                try:  # a capture that failed half-way must not leave the stream capturing
+                    torch.cuda.synchronize()
+                except Exception:  # noqa: BLE001
+                    pass
             return
         finally:
             if device.startswith("cuda"):
@@ -496,6 +501,8 @@ def main():
 
     # The workloads' own kernels.
     for name in WORKLOAD_ORDER:
+        print(f"measure_kernels: {writer.rows} kernels timed after {time.monotonic() - started:.0f} s; now {name} "
+              f"({len(plans[name])} kernels)", flush=True)
         precision = workload_precision(traces[name], not args.no_llama_fp8)
         for item in plans[name]:
             shape, micro, pass_name = item["shape"], item["micro_batch"], item["pass"]
