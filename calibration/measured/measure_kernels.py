@@ -294,21 +294,24 @@ class Kernels:
         except Exception:  # noqa: BLE001 - any failure means: no FP8 GEMM here
             return False
 
-    def gemm_precision(self, precision, batch):
-        """The precision a GEMM asked for in `precision` runs at here: FP8 only through torch._scaled_mm."""
-        if precision == "fp8" and self.fp8 and batch == 1:
+    def gemm_precision(self, precision, batch, dims):
+        """The precision a GEMM of `dims` (m, n, k) asked for in `precision` runs at here: FP8 only through
+        torch._scaled_mm, which takes single products whose dimensions are multiples of 16 (others run bf16,
+        as TransformerEngine runs them)."""
+        if precision == "fp8" and self.fp8 and batch == 1 and all(d % 16 == 0 for d in dims):
             return "fp8"
         return self.runs_at(precision)
 
     def gemm(self, m, n, k, batch, precision):
-        """(m x k) by (k x n), `batch` of them, at gemm_precision(precision, batch)."""
+        """(m x k) by (k x n), `batch` of them, at gemm_precision()."""
         t = self.torch
-        if self.gemm_precision(precision, batch) == "fp8":
+        used = self.gemm_precision(precision, batch, (m, n, k))
+        if used == "fp8":
             a = t.randn(m, k, device=self.device).to(t.float8_e4m3fn)
             b = t.randn(n, k, device=self.device).to(t.float8_e4m3fn).t()
             one = t.ones((), device=self.device)
             return lambda: t._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=t.bfloat16)
-        dtype = self.dtype(self.gemm_precision(precision, batch))
+        dtype = self.dtype(used)
         a = t.randn(batch, m, k, device=self.device, dtype=dtype)
         b = t.randn(batch, k, n, device=self.device, dtype=dtype)
         out = t.empty(batch, m, n, device=self.device, dtype=dtype)
@@ -496,7 +499,7 @@ def main():
     for precision in (["bf16", "fp8"] if ops.fp8 else [stream_precision]):
         for m, n, k in shapes:
             kernel = {"op": "gemm", "m": m, "n": n, "k": k, "batch": 1, "backward_factor": 0}
-            record("grid", kernel, "forward", ops.gemm_precision(precision, 1), 1,
+            record("grid", kernel, "forward", ops.gemm_precision(precision, 1, (m, n, k)), 1,
                    lambda m=m, n=n, k=k, p=precision: ops.gemm(m, n, k, 1, p))
 
     # The workloads' own kernels.
@@ -510,7 +513,7 @@ def main():
             if op == "gemm":
                 m, n, k, batch = shape["m"] * micro, shape["n"], shape["k"], shape.get("batch", 1)
                 dims = {"forward": (m, n, k), "input_gradient": (m, k, n), "weight_gradient": (n, k, m)}[pass_name]
-                used = ops.gemm_precision(precision, batch)
+                used = ops.gemm_precision(precision, batch, dims)
                 make = lambda d=dims, b=batch, p=precision: ops.gemm(d[0], d[1], d[2], b, p)  # noqa: E731
             elif op == "conv":
                 used = ops.runs_at(precision)
