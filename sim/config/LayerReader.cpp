@@ -160,7 +160,6 @@ std::optional<model::Kernel> read_kernel(MappingReader kernel)
   return out;
 }
 
-
 model::Layer read_layer(MappingReader layer)
 {
   model::Layer out;
