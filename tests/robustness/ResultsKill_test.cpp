@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -77,8 +78,22 @@ TEST_CASE("results::append_runs leaves the old or the new complete file when its
   results::append_runs(path, {{row(), "scenario:\n  name: kill-test\n"}}, "kill-test");
   std::size_t rows = 1; // rows of the appends known to be complete
 
-  std::mt19937 random(20240611); // fixed seed: the same delays on every run
-  std::uniform_int_distribution<int> delay_us(0, 40'000);
+  // Kills must land both inside appends and after whole ones, whatever this build's speed (an
+  // append under ASan on a slow machine takes longer than one in Release): the delays span a few
+  // appends as timed here, and at least 40 ms.
+  const auto start = std::chrono::steady_clock::now();
+  {
+    const std::vector<results::RunToWrite> probe(kRowsPerAppend, {row(), "scenario:\n  name: kill-test\n"});
+    const fs::path probe_path = dir / "probe.h5";
+    results::append_runs(probe_path.string(), {{row(), "scenario:\n  name: kill-test\n"}}, "kill-test");
+    for (int i = 0; i < 3; ++i)
+      results::append_runs(probe_path.string(), probe, "kill-test");
+    fs::remove(probe_path);
+  }
+  const auto append_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count() / 4;
+  std::mt19937 random(20240611); // fixed seed: the same delays on every run of a build as fast
+  std::uniform_int_distribution<long long> delay_us(0, std::max<long long>(40'000, 4 * append_us));
   int kills = 0;
   int grew = 0;
   for (int round = 0; round < 150; ++round) {
