@@ -61,9 +61,13 @@ void kernels(const KernelsOptions& options)
   // calibration/catalog.yaml: a cluster file importing the whole catalog (and --catalog files).
   const model::Platform catalog = config::read_platform(mlperf::catalog_path());
   const auto gpu_it = catalog.gpu_types.find(options.accelerator);
-  if (gpu_it == catalog.gpu_types.end())
-    throw std::invalid_argument("workload kernels: unknown accelerator '" + options.accelerator +
-                                "' (a catalog name, e.g. h200-sxm-141gb; gpuscale platform lists them)");
+  if (gpu_it == catalog.gpu_types.end()) {
+    std::string known;
+    for (const auto& [name, type] : catalog.gpu_types)
+      known += (known.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("workload kernels: unknown accelerator '" + options.accelerator + "' (known: " +
+                                known + ")");
+  }
   const model::GpuType& gpu = gpu_it->second;
   std::optional<model::Benchmark> fallback;
   if (!options.benchmark.empty()) {
