@@ -4,11 +4,9 @@
 #include "analysis/maths/LinearRegression.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
-#include <tuple>
 
 namespace gpuscale::analysis {
 namespace {

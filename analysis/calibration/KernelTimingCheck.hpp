@@ -23,7 +23,6 @@ struct KernelTimingPoint {
   int micro_batch = 1;
   long long count = 1;
   double measured_s = 0; ///< replayed from a CUDA graph
-  double flop = 0;       ///< useful FLOPs
   double bytes = 0;      ///< HBM bytes as the model counts them
   double roof_s = 0;     ///< the datasheet roofline (useful FLOP at the dense peak, bytes at HBM bandwidth)
   double model_s = 0;    ///< the kernel model at the calibrated fractions, with its per-kernel launch

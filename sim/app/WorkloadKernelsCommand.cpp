@@ -10,7 +10,6 @@
 #include "sim/mlperf/DataPaths.hpp"
 #include "sim/model/Benchmark.hpp"
 #include "sim/model/Calibration.hpp"
-#include "sim/model/Roofline.hpp"
 
 #include <fmt/format.h>
 
@@ -74,7 +73,7 @@ void kernels(const KernelsOptions& options)
     fallback = model::parse_benchmark(options.benchmark);
     if (!fallback)
       throw std::invalid_argument("workload kernels: unknown benchmark '" + options.benchmark +
-                                  "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
+                                  "' (known: " + model::known_benchmark_names() + ")");
   }
   const model::Calibration calibration = options.calibration_path.empty()
                                              ? config::default_calibration()
@@ -113,7 +112,6 @@ void kernels(const KernelsOptions& options)
     p.micro_batch = timing.micro_batch;
     p.count = timing.count;
     p.measured_s = timing.graph_s;
-    p.flop = modelled.cost.flop;
     p.bytes = modelled.cost.bytes;
     p.roof_s = modelled.roof_s;
     p.model_s = modelled.model_s + engine::kGraphLaunch_s;
