@@ -63,12 +63,14 @@ KernelTimingCheck check_kernel_timings(const std::vector<KernelTimingPoint>& poi
   std::map<std::pair<std::string, model::KernelPass>, std::pair<std::vector<double>, std::vector<double>>> by_op;
   std::map<std::pair<std::string, int>, WorkloadKernelSum> sums;
   std::map<std::pair<std::string, int>, double> memory_bound_s;
-  std::vector<double> launches;
+  std::vector<double> launches, eager_launches;
   for (const auto& p : points) {
     if (!(p.measured_s > 0) || !(p.model_s > 0))
       continue;
     if (p.source == model::KernelSource::Launch) {
       launches.push_back(p.measured_s);
+      if (p.eager_s)
+        eager_launches.push_back(*p.eager_s);
       continue;
     }
     auto& [ratios, fractions] = by_op[{p.op, p.pass}];
@@ -96,6 +98,8 @@ KernelTimingCheck check_kernel_timings(const std::vector<KernelTimingPoint>& poi
   }
   if (!launches.empty())
     check.launch_graph_s = quantile_of(launches, 0.5);
+  if (!eager_launches.empty())
+    check.launch_eager_s = quantile_of(eager_launches, 0.5);
   check.streaming = fit_streaming(points, hbm_Bps);
   return check;
 }

@@ -23,6 +23,7 @@ struct KernelTimingPoint {
   int micro_batch = 1;
   long long count = 1;
   double measured_s = 0; ///< replayed from a CUDA graph
+  std::optional<double> eager_s; ///< launched by the host, where timed
   double bytes = 0;      ///< HBM bytes as the model counts them
   double roof_s = 0;     ///< the datasheet roofline (useful FLOP at the dense peak, bytes at HBM bandwidth)
   double model_s = 0;    ///< the kernel model at the calibrated fractions, with its per-kernel launch
@@ -62,6 +63,7 @@ struct KernelTimingCheck {
   std::vector<KernelOpSummary> ops;
   std::optional<StreamingFit> streaming; ///< nullopt: fewer than three memory-bound kernels of different sizes
   std::optional<double> launch_graph_s;  ///< median time of the `launch` kernels, replayed from a graph
+  std::optional<double> launch_eager_s;  ///< the same, launched by the host (where their eager time was taken)
   std::vector<WorkloadKernelSum> workloads;
 };
 

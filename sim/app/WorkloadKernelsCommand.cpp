@@ -112,6 +112,7 @@ void kernels(const KernelsOptions& options)
     p.micro_batch = timing.micro_batch;
     p.count = timing.count;
     p.measured_s = timing.graph_s;
+    p.eager_s = timing.eager_s;
     p.bytes = modelled.cost.bytes;
     p.roof_s = modelled.roof_s;
     p.model_s = modelled.model_s + engine::kGraphLaunch_s;
@@ -142,6 +143,9 @@ void kernels(const KernelsOptions& options)
   if (check.launch_graph_s)
     fmt::print("smallest kernel (source launch): {} per kernel replayed from a CUDA graph; the model charges {}\n",
                microseconds(*check.launch_graph_s), microseconds(engine::kGraphLaunch_s));
+  if (check.launch_eager_s)
+    fmt::print("smallest kernel launched by the host: {} per kernel; the model charges {}\n",
+               microseconds(*check.launch_eager_s), microseconds(engine::kEagerLaunch_s));
   if (!check.workloads.empty()) {
     fmt::print("per workload and micro-batch, the timed trace kernels x their count per pass:\n");
     for (const auto& w : check.workloads)

@@ -52,7 +52,7 @@ model::KernelTiming read_timing(MappingReader entry)
     if (const auto parsed = model::parse_kernel_source(*source))
       timing.source = *parsed;
     else
-      entry.error("source", "unknown source '" + *source + "' (known: " + std::string(model::kKernelSources) + ")");
+      entry.error("source", "unknown source '" + *source + "' (known: " + model::known_kernel_sources() + ")");
   }
   timing.workload = entry.text("workload", Presence::Optional).value_or("");
   timing.layer = entry.text("layer", Presence::Optional).value_or("");
@@ -60,7 +60,7 @@ model::KernelTiming read_timing(MappingReader entry)
     if (const auto parsed = model::parse_kernel_pass(*pass))
       timing.pass = *parsed;
     else
-      entry.error("pass", "unknown pass '" + *pass + "' (known: " + std::string(model::kKernelPasses) + ")");
+      entry.error("pass", "unknown pass '" + *pass + "' (known: " + model::known_kernel_passes() + ")");
   }
   if (const auto precision = entry.text("precision", Presence::Required)) {
     if (const auto parsed = model::parse_precision(*precision))

@@ -20,7 +20,7 @@ namespace gpuscale::model {
 enum class KernelPass { Forward, InputGradient, WeightGradient, Backward };
 std::string to_string(KernelPass pass);
 std::optional<KernelPass> parse_kernel_pass(std::string_view name);
-inline constexpr std::string_view kKernelPasses = "forward, input_gradient, weight_gradient, backward";
+std::string known_kernel_passes(); ///< "forward, input_gradient, ...", for messages
 
 /// Where a timed kernel comes from: a kernel of a workload trace (`trace`), a product of a shape grid
 /// (`grid`), a streaming kernel of a chosen size (`stream`), or the smallest kernel there is, whose
@@ -28,7 +28,7 @@ inline constexpr std::string_view kKernelPasses = "forward, input_gradient, weig
 enum class KernelSource { Trace, Grid, Stream, Launch };
 std::string to_string(KernelSource source);
 std::optional<KernelSource> parse_kernel_source(std::string_view name);
-inline constexpr std::string_view kKernelSources = "trace, grid, stream, launch";
+std::string known_kernel_sources(); ///< "trace, grid, stream, launch", for messages
 
 /// One timed kernel.
 struct KernelTiming {
@@ -46,7 +46,7 @@ struct KernelTiming {
   int line = 0;         ///< line in the file, for messages
 };
 
-/// A file of timings and the `# key: value` lines that say where they were taken (GPU, driver, CUDA,
+/// A file of timings and its `environment:` pairs, which say where they were taken (GPU, driver, CUDA,
 /// PyTorch, date).
 struct KernelTimings {
   std::vector<std::pair<std::string, std::string>> environment;

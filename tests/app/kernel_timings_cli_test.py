@@ -82,7 +82,8 @@ result = subprocess.run([gpuscale, "workload", "kernels", fixture, "--accelerato
                         capture_output=True, text=True, timeout=120)
 tally.check(result.returncode == 0, f"workload kernels: exit {result.returncode}: {result.stderr[-500:]}")
 for expected in ("21 kernels", "device: cpu", "by op and pass", "memory-bound kernels (", "smallest kernel",
-                 "stable-diffusion     micro-batch    1", "attention    backward"):
+                 "stable-diffusion     micro-batch    1", "attention    backward",
+                 "smallest kernel launched by the host"):
     tally.check(expected in result.stdout, f"workload kernels: no {expected!r} in\n{result.stdout}")
 for args, message in (
         (["--accelerator", "h999"], "unknown accelerator 'h999'"),

@@ -71,12 +71,15 @@ TEST_CASE("analysis::check_kernel_timings sums a workload's kernels by their cou
   launch.op = "elementwise";
   for (const double t : {2.0e-6, 2.4e-6, 2.2e-6}) {
     launch.measured_s = t;
+    launch.eager_s = 2 * t;
     launch.model_s = 1e-6;
     points.push_back(launch);
   }
   const auto check = analysis::check_kernel_timings(points, 4.8e12);
   REQUIRE(check.launch_graph_s);
   CHECK(*check.launch_graph_s == Approx(2.2e-6));
+  REQUIRE(check.launch_eager_s);
+  CHECK(*check.launch_eager_s == Approx(4.4e-6));
   REQUIRE(check.workloads.size() == 1);
   const auto& w = check.workloads[0];
   CHECK(w.kernels == 3);
