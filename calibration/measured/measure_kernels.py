@@ -89,8 +89,8 @@ def rank_shape(kernel, layer, tp, sequence_parallel):
         elif sequence_parallel:
             shape["m"] = max(1, shape["m"] // tp)
     elif op == "attention" and mode == "column":
+        shape["kv_heads"] = max(1, shape.get("kv_heads", shape["heads"]) // tp)
         shape["heads"] = shape["heads"] // tp
-        shape["kv_heads"] = max(1, shape.get("kv_heads", shape["heads"] * tp) // tp)
     elif op == "elementwise" and (mode != "replicated" or sequence_parallel):
         shape["elements"] = max(1, shape["elements"] // tp)
     return shape
