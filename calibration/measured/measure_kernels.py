@@ -367,17 +367,13 @@ class Kernels:
         t = self.torch
         dtype = self.dtype(self.runs_at(precision))
         inputs, _ = self.streaming_inputs(bytes_per_element, precision)
-        a = t.randn(elements, device=self.device, dtype=dtype)
-        b = t.randn(elements, device=self.device, dtype=dtype)
-        c = t.randn(elements, device=self.device, dtype=dtype)
+        x = [t.randn(elements, device=self.device, dtype=dtype) for _ in range(inputs)]
         out = t.empty(elements, device=self.device, dtype=dtype)
         if inputs == 1:
-            fn = lambda: t.mul(a, 1.5, out=out)  # noqa: E731
-        elif inputs == 2:
-            fn = lambda: t.add(a, b, out=out)  # noqa: E731
-        else:
-            fn = lambda: t.addcmul(a, b, c, out=out)  # noqa: E731
-        return fn
+            return lambda: t.mul(x[0], 1.5, out=out)
+        if inputs == 2:
+            return lambda: t.add(x[0], x[1], out=out)
+        return lambda: t.addcmul(x[0], x[1], x[2], out=out)
 
     def streaming_inputs(self, bytes_per_element, precision):
         """How many tensors the stand-in for an elementwise op moving `bytes_per_element` reads (1 to 3;
