@@ -1,6 +1,7 @@
 #include "analysis/calibration/PredictionIntervals.hpp"
 
 #include "analysis/calibration/CrossValidation.hpp"
+#include "sim/model/SoftwareDate.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <algorithm>
@@ -177,11 +178,29 @@ model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::ve
   return q;
 }
 
+double round_ahead_years(const ModeResiduals& later, const std::vector<CalibrationCase>& cases)
+{
+  std::string predicted;
+  for (std::size_t i : later.cases)
+    predicted = std::max(predicted, cases[i].round);
+  std::string fitted;
+  for (const auto& c : cases)
+    if (c.round < predicted)
+      fitted = std::max(fitted, c.round);
+  const auto to = model::mlperf_round_date(predicted);
+  const auto from = model::mlperf_round_date(fitted);
+  return to && from && *to > *from ? to->year - from->year : 0.0;
+}
+
 model::IntervalModel interval_model(const std::vector<ModeResiduals>& modes, const std::vector<CalibrationCase>& cases)
 {
   model::IntervalModel intervals;
-  for (const auto& mode : modes)
-    intervals.modes[model::to_string(mode.regime)] = summarise_mode(mode, cases);
+  for (const auto& mode : modes) {
+    model::ResidualQuantiles q = summarise_mode(mode, cases);
+    if (mode.regime == model::PredictionRegime::LaterRound)
+      q.distance_years = round_ahead_years(mode, cases);
+    intervals.modes[model::to_string(mode.regime)] = q;
+  }
   std::set<std::string> families;
   for (const auto& c : cases) {
     families.insert(c.family);

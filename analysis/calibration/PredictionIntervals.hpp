@@ -54,8 +54,12 @@ std::pair<double, double> conformal_log_bounds(const std::vector<double>& sorted
 /// largest of the other results, model::widened_log_bounds).
 model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::vector<CalibrationCase>& cases);
 
-/// Everything predict needs: the quantiles of every mode, the calibrated families and the largest
-/// calibrated accelerator count per benchmark.
+/// Years from the latest round the later_round fold was fitted on to the round it predicted (their
+/// mlperf_round_date; v4.0 -> v4.1: 0.42); 0 when the rounds are not "vM.0" / "vM.1" names.
+double round_ahead_years(const ModeResiduals& later, const std::vector<CalibrationCase>& cases);
+
+/// Everything predict needs: the quantiles of every mode (later_round with its round_ahead_years),
+/// the calibrated families and the largest calibrated accelerator count per benchmark.
 model::IntervalModel interval_model(const std::vector<ModeResiduals>& modes, const std::vector<CalibrationCase>& cases);
 
 } // namespace gpuscale::analysis

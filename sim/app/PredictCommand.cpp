@@ -115,6 +115,21 @@ struct Prediction {
   std::vector<std::string> notes;
 };
 
+/// Years from the calibration's reference date to the prediction's software date (0 without either).
+double untrended_years_past_data(const Prediction& p, const model::Calibration& calibration)
+{
+  if (!p.software_date || !calibration.software_reference_date)
+    return 0.0;
+  return std::max(0.0, p.software_date->year - calibration.software_reference_date->year);
+}
+
+/// How far ahead the calibration's later_round mode was measured (0 when it does not say).
+double later_round_distance_years(const model::Calibration& calibration)
+{
+  const auto it = calibration.intervals.modes.find(model::to_string(model::PredictionRegime::LaterRound));
+  return it == calibration.intervals.modes.end() ? 0.0 : it->second.distance_years;
+}
+
 /// A built scenario and its simulated run.
 struct SimulatedLayout {
   mlperf::MlperfScenario built;
@@ -233,11 +248,14 @@ Prediction make_prediction(const PredictOptions& options)
     p.software_factor = calibration.software_factor(*benchmark, *p.software_date);
     if (!calibration.software_trend_for(*benchmark))
       notes.push_back(later_than_data
-                          ? fmt::format("software date {} is after the calibration's latest round ({}) and the "
-                                        "calibration has no software trend: the efficiencies are that round's, and "
-                                        "the interval is later_round's (fit on the earlier rounds, predict the latest)",
-                                        model::to_string(*p.software_date),
-                                        model::to_string(*calibration.software_reference_date))
+                          ? fmt::format("software date {} is {:.2f} years after the calibration's latest round ({}) "
+                                        "and the calibration has no software trend: the efficiencies are that "
+                                        "round's, and the interval is later_round's (fit on the earlier rounds, "
+                                        "predict the latest, {:.2f} years ahead), its excess over "
+                                        "calibrated_family stretched in proportion beyond that distance",
+                                        model::to_string(*p.software_date), untrended_years_past_data(p, calibration),
+                                        model::to_string(*calibration.software_reference_date),
+                                        later_round_distance_years(calibration))
                           : "the calibration has no software trend: the efficiencies are the reference date's");
     else if (later_than_data)
       notes.push_back(fmt::format(
@@ -266,8 +284,10 @@ Prediction make_prediction(const PredictOptions& options)
     request.software_year = p.software_date->year;
   p.parameter_sd =
       analysis::parameter_log_sd(analysis::ParameterSpace::for_request(request, calibration), request, calibration);
+  const double untrended_years =
+      later_than_data && !calibration.software_trend_for(*benchmark) ? untrended_years_past_data(p, calibration) : 0.0;
   p.interval = model::interval_s(calibration.intervals, regimes, units::from_minutes(r.time_to_train_min),
-                                p.parameter_sd);
+                                p.parameter_sd, untrended_years);
   if (!p.interval)
     notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   return p;

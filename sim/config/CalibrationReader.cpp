@@ -198,6 +198,7 @@ void read_intervals(MappingReader& parent, model::IntervalModel& out)
         q.results = static_cast<int>(m.integer("results", 0, 1'000'000, Presence::Required).value_or(0));
         q.coverage = m.number("coverage", 0, 1, Presence::Optional).value_or(0);
         q.parameter_log_sd = m.number("parameter_log_sd", 0, 10, Presence::Optional).value_or(0);
+        q.distance_years = m.number("distance_years", 0, 10, Presence::Optional).value_or(0);
         if (q.low_log > q.high_log)
           m.error("high_log", "expected high_log >= low_log");
         m.finish();
@@ -350,7 +351,8 @@ std::string format_calibration(const model::Calibration& calibration)
     return out;
   out += "  # Prediction intervals: split-conformal 80 % bounds of log(actual / predicted) of left-out results per\n"
          "  # validation mode (sim/model/PredictionInterval.hpp); coverage: of 80 % intervals built without\n"
-         "  # the result's own system; parameter_log_sd: largest log-sd from the standard errors above.\n"
+         "  # the result's own system; parameter_log_sd: largest log-sd from the standard errors above;\n"
+         "  # distance_years: how far ahead later_round predicted (from the latest round fitted on).\n"
          "  intervals:\n    families: [";
   for (std::size_t i = 0; i < intervals.families.size(); ++i)
     out += (i == 0 ? "" : ", ") + intervals.families[i];
@@ -366,8 +368,9 @@ std::string format_calibration(const model::Calibration& calibration)
     if (it == intervals.modes.end())
       continue;
     const auto& q = it->second;
-    out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}, parameter_log_sd: {:.5f}}}\n",
-                       it->first, q.low_log, q.high_log, q.results, q.coverage, q.parameter_log_sd);
+    const std::string distance = q.distance_years > 0 ? fmt::format(", distance_years: {:.4f}", q.distance_years) : "";
+    out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}, parameter_log_sd: {:.5f}{}}}\n",
+                       it->first, q.low_log, q.high_log, q.results, q.coverage, q.parameter_log_sd, distance);
   }
   return out;
 }

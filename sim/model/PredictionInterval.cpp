@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace gpuscale::model {
 
@@ -52,9 +53,22 @@ std::pair<double, double> widened_log_bounds(double low_log, double high_log, do
   return {low_log - widen, high_log + widen};
 }
 
+std::pair<double, double> later_round_log_bounds(const ResidualQuantiles& later, const ResidualQuantiles& within,
+                                                 double years_past_data)
+{
+  if (!(later.distance_years > 0) || !(years_past_data > later.distance_years))
+    return {later.low_log, later.high_log};
+  const double stretch = years_past_data / later.distance_years;
+  const double base_low = within.results > 0 ? within.low_log : 0.0;
+  const double base_high = within.results > 0 ? within.high_log : 0.0;
+  return {std::min(later.low_log, base_low + (later.low_log - base_low) * stretch),
+          std::max(later.high_log, base_high + (later.high_log - base_high) * stretch)};
+}
+
 std::optional<std::pair<double, double>> interval_s(const IntervalModel& intervals,
                                                           const std::vector<PredictionRegime>& regimes,
-                                                          double predicted_s, double parameter_log_sd)
+                                                          double predicted_s, double parameter_log_sd,
+                                                          double untrended_years_past_data)
 {
   double low_log = HUGE_VAL;
   double high_log = -HUGE_VAL;
@@ -65,7 +79,13 @@ std::optional<std::pair<double, double>> interval_s(const IntervalModel& interva
       continue;
     const ResidualQuantiles& q = it->second;
     any = true;
-    const auto [low, high] = widened_log_bounds(q.low_log, q.high_log, parameter_log_sd, q.parameter_log_sd);
+    auto [mode_low, mode_high] = std::pair{q.low_log, q.high_log};
+    if (regime == PredictionRegime::LaterRound) {
+      const auto within = intervals.modes.find(to_string(PredictionRegime::CalibratedFamily));
+      std::tie(mode_low, mode_high) = later_round_log_bounds(
+          q, within == intervals.modes.end() ? ResidualQuantiles{} : within->second, untrended_years_past_data);
+    }
+    const auto [low, high] = widened_log_bounds(mode_low, mode_high, parameter_log_sd, q.parameter_log_sd);
     low_log = std::min(low_log, low);
     high_log = std::max(high_log, high);
   }

@@ -50,6 +50,9 @@ struct ResidualQuantiles {
   int results = 0;     ///< left-out results in the mode
   double coverage = 0; ///< fraction of them inside intervals built without their own system's residuals
   double parameter_log_sd = 0; ///< largest over them of the log-sd the calibration's standard errors give
+  /// later_round only: years from the date of the latest round the fold was fitted on to the date of
+  /// the round it predicted (mlperf_round_date: v4.0 -> v4.1 is 0.42); 0 elsewhere or when unknown.
+  double distance_years = 0;
 };
 
 /// The normal quantile of the interval's upper bound (0.9): the scale of the parameter term.
@@ -78,12 +81,24 @@ std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool g
                                           const std::string& family, Benchmark benchmark, int accelerators,
                                           bool later_than_data = false);
 
+/// later_round's log bounds for a request `years_past_data` after the calibration's reference date
+/// whose efficiencies no software trend moves: the mode was measured one round ahead
+/// (`later.distance_years`); further ahead, its excess over `within` (calibrated_family, the error
+/// inside the data) grows in proportion to the distance, as the error of an unmodelled drift at a
+/// constant rate does. Never narrower than `later`; `later` unchanged at or below its distance, or
+/// when either distance is unknown (0).
+std::pair<double, double> later_round_log_bounds(const ResidualQuantiles& later, const ResidualQuantiles& within,
+                                                 double years_past_data);
+
 /// The interval of `predicted_s` under `regimes`: the union of their modes' intervals (so a
 /// request both of a new family and beyond the calibrated scale gets the wider bounds of either).
 /// `parameter_log_sd`: the request's log-sd from the calibration's standard errors (0: no widening).
+/// `untrended_years_past_data`: for a later_round request without a software trend, its years past
+/// the calibration's data (later_round_log_bounds; 0: later_round's bounds as measured).
 /// {low, high} seconds; nullopt when none of the modes has left-out results in `intervals`.
 std::optional<std::pair<double, double>> interval_s(const IntervalModel& intervals,
                                                           const std::vector<PredictionRegime>& regimes,
-                                                          double predicted_s, double parameter_log_sd = 0);
+                                                          double predicted_s, double parameter_log_sd = 0,
+                                                          double untrended_years_past_data = 0);
 
 } // namespace gpuscale::model

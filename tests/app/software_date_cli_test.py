@@ -3,7 +3,8 @@
 calibration has no trend, so a scenario's `software_date:` changes nothing in its row (the same row
 as without the key); `predict --round` with the trend calibration (calibration/mlperf-software-trend.yaml)
 after its data reports the later_round regime with a wider interval (with the trend calibration and
-with the committed one, which has no trend but records its latest round) and a later date is never
+with the committed one, which has no trend but records its latest round, and whose interval keeps
+widening beyond the distance later_round was measured at) and a later date is never
 slower, a system file in an MLPerf systems/vX.Y/ folder defaults to that round, and dates beyond the
 trend's horizon or malformed are refused. No MLPerf data needed.
 Usage: software_date_cli_test.py BUILD_DIR SOURCE_DIR"""
@@ -137,13 +138,13 @@ with tempfile.TemporaryDirectory() as tmp:
     # Without a trend the committed calibration still knows its latest round (v4.1): a later round
     # predicts the same minutes, but with later_round's interval (at least as wide as in-round).
     plain = {}
-    for round_name in ("v4.1", "v5.0"):
+    for round_name in ("v4.1", "v5.0", "v6.0"):
         result = run("predict", "--system", h100, "--benchmark", "bert", "--round", round_name, "--format", "json")
         check(result.returncode == 0, round_name + ": " + result.stderr)
         if result.returncode == 0:
             plain[round_name] = json.loads(result.stdout)
-    if len(plain) == 2:
-        inside, later = plain["v4.1"], plain["v5.0"]
+    if len(plain) == 3:
+        inside, later, far_later = plain["v4.1"], plain["v5.0"], plain["v6.0"]
         check(inside["regime"] == "calibrated_family" and later["regime"] == "later_round", str(plain))
         check(inside["predicted_minutes"] == later["predicted_minutes"], "no trend: the same efficiencies")
         check(later["interval_minutes"][0] <= inside["interval_minutes"][0] and
@@ -151,6 +152,14 @@ with tempfile.TemporaryDirectory() as tmp:
               "the later round's interval contains the in-round one: %r %r" %
               (later["interval_minutes"], inside["interval_minutes"]))
         check(any("after the calibration's latest round (2024-10-01)" in n for n in later["notes"]), str(later["notes"]))
+        # A year further ahead, with nothing to move the efficiencies, the interval keeps widening:
+        # later_round was measured 0.42 years ahead, v6.0 is 1.58.
+        check(far_later["regime"] == "later_round" and far_later["predicted_minutes"] == later["predicted_minutes"],
+              str(far_later))
+        check(far_later["interval_minutes"][0] < later["interval_minutes"][0] and
+              far_later["interval_minutes"][1] > later["interval_minutes"][1],
+              "v6.0's interval is wider than v5.0's: %r %r" % (far_later["interval_minutes"], later["interval_minutes"]))
+        check(any("1.58 years after" in n and "0.42 years ahead" in n for n in far_later["notes"]), str(far_later["notes"]))
     for args in (("--round", "v5.3"), ("--round", "2025-06"), ("--date", "v5.0"), ("--date", "June 2025")):
         bad = run("predict", "--system", h100, "--benchmark", "bert", *args)
         check(bad.returncode != 0 and args[0] + ":" in bad.stderr, " ".join(args) + ": " + bad.stderr)

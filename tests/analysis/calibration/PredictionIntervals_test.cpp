@@ -112,6 +112,7 @@ TEST_CASE("config::format_calibration round-trips the prediction intervals", "[c
   c.intervals.calibrated_accelerators = {{model::Benchmark::Bert, 4096}};
   for (auto regime : model::all_prediction_regimes())
     c.intervals.modes[model::to_string(regime)] = {-0.125, 0.25, 42, 0.8};
+  c.intervals.modes["later_round"].distance_years = 0.418;
   const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
   CHECK(read.intervals.families == c.intervals.families);
   CHECK(read.intervals.calibrated_accelerators.at(model::Benchmark::Bert) == 4096);
@@ -120,6 +121,8 @@ TEST_CASE("config::format_calibration round-trips the prediction intervals", "[c
   CHECK(read.intervals.modes.at("later_round").high_log == Approx(0.25));
   CHECK(read.intervals.modes.at("later_round").results == 42);
   CHECK(read.intervals.modes.at("later_round").coverage == Approx(0.8));
+  CHECK(read.intervals.modes.at("later_round").distance_years == Approx(0.418));
+  CHECK(read.intervals.modes.at("calibrated_family").distance_years == 0.0);
 }
 
 TEST_CASE("the committed calibration carries an interval for every validation mode", "[config]")
@@ -132,6 +135,8 @@ TEST_CASE("the committed calibration carries an interval for every validation mo
     CHECK(q.low_log < 0);
     CHECK(q.high_log > 0);
   }
+  // Fitted on v3.0-v4.0, predicting v4.1: five months ahead (mlperf_round_date).
+  CHECK(intervals.modes.at("later_round").distance_years == Approx(0.418).margin(1e-3));
 }
 
 TEST_CASE("model::widened_log_bounds adds only the parameter uncertainty beyond the typical", "[model]")

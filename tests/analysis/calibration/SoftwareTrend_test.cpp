@@ -1,6 +1,7 @@
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/CalibrationSurrogate.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
+#include "analysis/calibration/PredictionIntervals.hpp"
 #include "analysis/calibration/ValidationSplit.hpp"
 #include "sim/model/Calibration.hpp"
 #include "sim/model/PredictionInterval.hpp"
@@ -145,6 +146,68 @@ TEST_CASE("model::regimes_for puts later_round first for a date after the data, 
   REQUIRE(wider);
   CHECK(wider->first < same->first);
   CHECK(wider->second > same->second);
+}
+
+TEST_CASE("model::interval_s stretches later_round's excess over calibrated_family with the distance when no "
+          "trend moves the efficiencies",
+          "[model]")
+{
+  model::IntervalModel intervals;
+  intervals.modes["calibrated_family"] = {-0.1, 0.2, 229, 0.8, 0.1};
+  intervals.modes["later_round"] = {-0.15, 0.3, 77, 0.8, 0.1, 0.5}; // measured half a year ahead
+  const auto& later = intervals.modes.at("later_round");
+  const auto& within = intervals.modes.at("calibrated_family");
+  using Bounds = std::pair<double, double>;
+  // Up to the measured distance, and without a distance, the bounds are the mode's.
+  CHECK(model::later_round_log_bounds(later, within, 0.0) == Bounds{-0.15, 0.3});
+  CHECK(model::later_round_log_bounds(later, within, 0.4) == Bounds{-0.15, 0.3});
+  CHECK(model::later_round_log_bounds(later, within, 0.5) == Bounds{-0.15, 0.3});
+  model::ResidualQuantiles undated = later;
+  undated.distance_years = 0;
+  CHECK(model::later_round_log_bounds(undated, within, 3.0) == Bounds{-0.15, 0.3});
+  // Twice and three times as far: the excess (-0.05, +0.1) doubles and triples.
+  const auto twice = model::later_round_log_bounds(later, within, 1.0);
+  CHECK(twice.first == Approx(-0.2));
+  CHECK(twice.second == Approx(0.4));
+  const auto thrice = model::later_round_log_bounds(later, within, 1.5);
+  CHECK(thrice.first == Approx(-0.25));
+  CHECK(thrice.second == Approx(0.5));
+  // A later_round narrower than calibrated_family on one side never narrows further with distance.
+  model::ResidualQuantiles odd = later;
+  odd.low_log = -0.05;
+  CHECK(model::later_round_log_bounds(odd, within, 2.0).first == Approx(-0.05));
+  // Through interval_s: wider the further ahead, the same at the measured distance, and only for later_round.
+  const std::vector<model::PredictionRegime> regimes{model::PredictionRegime::LaterRound,
+                                                     model::PredictionRegime::CalibratedFamily};
+  const auto measured = model::interval_s(intervals, regimes, 600.0, 0.0, 0.5);
+  const auto as_before = model::interval_s(intervals, regimes, 600.0);
+  const auto far = model::interval_s(intervals, regimes, 600.0, 0.0, 1.5);
+  REQUIRE(measured);
+  REQUIRE(as_before);
+  REQUIRE(far);
+  CHECK(*measured == *as_before);
+  CHECK(far->first == Approx(600.0 * std::exp(-0.25)));
+  CHECK(far->second == Approx(600.0 * std::exp(0.5)));
+  const auto in_round = model::interval_s(intervals, {model::PredictionRegime::CalibratedFamily}, 600.0, 0.0, 1.5);
+  REQUIRE(in_round);
+  CHECK(in_round->first == Approx(600.0 * std::exp(-0.1)));
+}
+
+TEST_CASE("analysis::round_ahead_years is the distance from the latest fitted round to the predicted one", "[analysis]")
+{
+  std::vector<analysis::CalibrationCase> cases{toy_case("bert", "hopper", 1.0, "v3.1", 2023.8),
+                                               toy_case("bert", "hopper", 1.0, "v4.0", 2024.3),
+                                               toy_case("bert", "hopper", 2.0, "v4.1", 2024.8)};
+  analysis::ModeResiduals later;
+  later.regime = model::PredictionRegime::LaterRound;
+  later.cases = {2};
+  // v4.0 (2024-05-01) -> v4.1 (2024-10-01): 153 days of a leap year.
+  CHECK(analysis::round_ahead_years(later, cases) == Approx(153.0 / 366.0));
+  later.cases = {};
+  CHECK(analysis::round_ahead_years(later, cases) == 0.0);
+  cases[0].round = cases[1].round = "april";
+  later.cases = {2};
+  CHECK(analysis::round_ahead_years(later, cases) == 0.0);
 }
 
 TEST_CASE("analysis::benchmarks_with_own_trend needs kOwnTrendMinResults dated repeats", "[analysis]")
