@@ -182,11 +182,12 @@ double round_ahead_years(const ModeResiduals& later, const std::vector<Calibrati
 {
   std::string predicted;
   for (std::size_t i : later.cases)
-    predicted = std::max(predicted, cases[i].round);
+    if (predicted.empty() || round_before(predicted, cases[i].round))
+      predicted = cases[i].round;
   std::string fitted;
   for (const auto& c : cases)
-    if (c.round < predicted)
-      fitted = std::max(fitted, c.round);
+    if (round_before(c.round, predicted) && (fitted.empty() || round_before(fitted, c.round)))
+      fitted = c.round;
   const auto to = model::mlperf_round_date(predicted);
   const auto from = model::mlperf_round_date(fitted);
   return to && from && *to > *from ? to->year - from->year : 0.0;

@@ -1,6 +1,7 @@
 #include "analysis/calibration/ValidationSplit.hpp"
 
 #include "sim/model/PredictionInterval.hpp"
+#include "sim/model/SoftwareDate.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -58,11 +59,21 @@ std::vector<ValidationFold> group_folds(const std::vector<CalibrationCase>& case
   return folds;
 }
 
+bool round_before(const std::string& a, const std::string& b)
+{
+  const auto date_a = model::mlperf_round_date(a);
+  const auto date_b = model::mlperf_round_date(b);
+  if (date_a && date_b)
+    return *date_a < *date_b;
+  return a < b;
+}
+
 std::string latest_round(const std::vector<CalibrationCase>& cases)
 {
   std::string latest;
   for (const auto& c : cases)
-    latest = std::max(latest, c.round);
+    if (latest.empty() || round_before(latest, c.round))
+      latest = c.round;
   return latest;
 }
 
@@ -76,7 +87,7 @@ std::vector<ValidationFold> validation_folds(ValidationMode mode, const std::vec
     case ValidationMode::LeaveRoundOut: {
       const std::string latest = latest_round(cases);
       return {one_fold(latest, cases, [&](const CalibrationCase& c) { return c.round == latest; },
-                       [&](const CalibrationCase& c) { return c.round < latest; })};
+                       [&](const CalibrationCase& c) { return round_before(c.round, latest); })};
     }
     case ValidationMode::ScaleExtrapolation: {
       const auto beyond = [](const CalibrationCase& c) { return c.accelerators > model::kScaleSplitAccelerators; };

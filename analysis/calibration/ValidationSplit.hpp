@@ -43,8 +43,11 @@ std::vector<ValidationFold> group_folds(const std::vector<CalibrationCase>& case
 /// The folds of `mode` over `cases` (the rules above). Each case is predicted by at most one fold.
 std::vector<ValidationFold> validation_folds(ValidationMode mode, const std::vector<CalibrationCase>& cases);
 
-/// The latest round among `cases` ("" when empty). Rounds compare as their names: "v3.0" < "v3.1" <
-/// "v4.0" < "v4.1", MLPerf's single-digit version numbers.
+/// Whether round `a` comes before round `b`: by the dates MLPerf round names stand for
+/// (model::mlperf_round_date: "v4.1" < "v5.0", "v9.1" < "v10.0"), by name where either is not one.
+bool round_before(const std::string& a, const std::string& b);
+
+/// The latest round among `cases` by round_before ("" when empty).
 std::string latest_round(const std::vector<CalibrationCase>& cases);
 
 } // namespace gpuscale::analysis

@@ -88,6 +88,23 @@ TEST_CASE("analysis::validation_folds: the round split predicts the latest round
   CHECK(trained == 7);
 }
 
+TEST_CASE("analysis::round_before orders MLPerf rounds by date, v10 after v9", "[analysis]")
+{
+  CHECK(analysis::round_before("v4.1", "v5.0"));
+  CHECK(analysis::round_before("v9.1", "v10.0"));
+  CHECK_FALSE(analysis::round_before("v10.0", "v9.1"));
+  CHECK_FALSE(analysis::round_before("v4.1", "v4.1"));
+  CHECK(analysis::round_before("april", "may")); // not round names: by name
+  auto cases = mixed_cases();
+  for (auto& c : cases)
+    if (c.round == "v4.1")
+      c.round = "v10.0";
+  CHECK(analysis::latest_round(cases) == "v10.0");
+  const auto folds = analysis::validation_folds(analysis::ValidationMode::LeaveRoundOut, cases);
+  REQUIRE(folds.size() == 1);
+  CHECK(folds[0].predicted.size() == 3);
+}
+
 TEST_CASE("analysis::validation_folds: the scale split trains on <= 64 accelerators and predicts the larger results",
           "[analysis]")
 {
