@@ -251,11 +251,15 @@ Prediction make_prediction(const PredictOptions& options)
                           ? fmt::format("software date {} is {:.2f} years after the calibration's latest round ({}) "
                                         "and the calibration has no software trend: the efficiencies are that "
                                         "round's, and the interval is later_round's (fit on the earlier rounds, "
-                                        "predict the latest, {:.2f} years ahead), its excess over "
-                                        "calibrated_family stretched in proportion beyond that distance",
+                                        "predict the latest{})",
                                         model::to_string(*p.software_date), untrended_years_past_data(p, calibration),
                                         model::to_string(*calibration.software_reference_date),
-                                        later_round_distance_years(calibration))
+                                        later_round_distance_years(calibration) > 0
+                                            ? fmt::format(", {:.2f} years ahead; its excess over calibrated_family "
+                                                          "stretched in proportion beyond that distance",
+                                                          later_round_distance_years(calibration))
+                                            : std::string("; the calibration does not record how far ahead, so "
+                                                          "its bounds as measured"))
                           : "the calibration has no software trend: the efficiencies are the reference date's");
     else if (later_than_data)
       notes.push_back(fmt::format(
