@@ -115,14 +115,6 @@ struct Prediction {
   std::vector<std::string> notes;
 };
 
-/// Years from the calibration's reference date to the prediction's software date (0 without either).
-double untrended_years_past_data(const Prediction& p, const model::Calibration& calibration)
-{
-  if (!p.software_date || !calibration.software_reference_date)
-    return 0.0;
-  return std::max(0.0, p.software_date->year - calibration.software_reference_date->year);
-}
-
 /// How far ahead the calibration's later_round mode was measured (0 when it does not say).
 double later_round_distance_years(const model::Calibration& calibration)
 {
@@ -244,20 +236,24 @@ Prediction make_prediction(const PredictOptions& options)
       built.generation == model::kReferenceGeneration || calibration.generation.contains(built.generation);
   const bool later_than_data = p.software_date && calibration.software_reference_date &&
                                *p.software_date > *calibration.software_reference_date;
+  const double years_past_data =
+      later_than_data ? p.software_date->year - calibration.software_reference_date->year : 0.0;
+  const bool trended = calibration.software_trend_for(*benchmark).has_value();
   if (p.software_date) {
     p.software_factor = calibration.software_factor(*benchmark, *p.software_date);
-    if (!calibration.software_trend_for(*benchmark))
+    const double measured_ahead = later_round_distance_years(calibration);
+    if (!trended)
       notes.push_back(later_than_data
                           ? fmt::format("software date {} is {:.2f} years after the calibration's latest round ({}) "
                                         "and the calibration has no software trend: the efficiencies are that "
                                         "round's, and the interval is later_round's (fit on the earlier rounds, "
                                         "predict the latest{})",
-                                        model::to_string(*p.software_date), untrended_years_past_data(p, calibration),
+                                        model::to_string(*p.software_date), years_past_data,
                                         model::to_string(*calibration.software_reference_date),
-                                        later_round_distance_years(calibration) > 0
+                                        measured_ahead > 0
                                             ? fmt::format(", {:.2f} years ahead; its excess over calibrated_family "
                                                           "stretched in proportion beyond that distance",
-                                                          later_round_distance_years(calibration))
+                                                          measured_ahead)
                                             : std::string("; the calibration does not record how far ahead, so "
                                                           "its bounds as measured"))
                           : "the calibration has no software trend: the efficiencies are the reference date's");
@@ -265,7 +261,7 @@ Prediction make_prediction(const PredictOptions& options)
       notes.push_back(fmt::format(
           "software date {} is {:.2f} years after the calibration's latest result ({}): its trend is extrapolated "
           "and the interval is later_round's, widened by the trend's uncertainty over that distance",
-          model::to_string(*p.software_date), p.software_date->year - calibration.software_reference_date->year,
+          model::to_string(*p.software_date), years_past_data,
           model::to_string(*calibration.software_reference_date)));
   }
   const auto regimes = model::regimes_for(calibration.intervals, generation_calibrated, built.mapping.gpu_type,
@@ -288,10 +284,9 @@ Prediction make_prediction(const PredictOptions& options)
     request.software_year = p.software_date->year;
   p.parameter_sd =
       analysis::parameter_log_sd(analysis::ParameterSpace::for_request(request, calibration), request, calibration);
-  const double untrended_years =
-      later_than_data && !calibration.software_trend_for(*benchmark) ? untrended_years_past_data(p, calibration) : 0.0;
+  // A trend widens the interval through parameter_sd; without one, later_round's bounds stretch.
   p.interval = model::interval_s(calibration.intervals, regimes, units::from_minutes(r.time_to_train_min),
-                                p.parameter_sd, untrended_years);
+                                p.parameter_sd, trended ? 0.0 : years_past_data);
   if (!p.interval)
     notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   return p;

@@ -1,5 +1,7 @@
 #include "sim/model/WorkloadTrace.hpp"
 
+#include "sim/model/EnumNames.hpp"
+
 #include <array>
 #include <numeric>
 #include <utility>
@@ -20,33 +22,6 @@ constexpr std::array kOptimizers{
     std::pair{Optimizer::Adam, "adam"}, std::pair{Optimizer::Lamb, "lamb"},
     std::pair{Optimizer::SgdMomentum, "sgd_momentum"},
 };
-
-template <typename Enum, std::size_t N>
-std::string name_of(const std::array<std::pair<Enum, const char*>, N>& table, Enum value)
-{
-  for (const auto& [candidate, name] : table)
-    if (candidate == value)
-      return name;
-  return "?";
-}
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> value_of(const std::array<std::pair<Enum, const char*>, N>& table, std::string_view name)
-{
-  for (const auto& [candidate, candidate_name] : table)
-    if (name == candidate_name)
-      return candidate;
-  return std::nullopt;
-}
-
-template <typename Enum, std::size_t N>
-std::string list_of(const std::array<std::pair<Enum, const char*>, N>& table)
-{
-  std::string list;
-  for (const auto& [_, name] : table)
-    list += (list.empty() ? "" : ", ") + std::string(name);
-  return list;
-}
 
 template <typename Field>
 double sum_over(const std::vector<Layer>& layers, Field field)
