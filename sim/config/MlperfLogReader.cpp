@@ -1,10 +1,12 @@
 #include "sim/config/MlperfLogReader.hpp"
 
 #include "sim/config/YamlFile.hpp"
+#include "sim/model/Benchmark.hpp"
 #include "sim/model/MlperfScore.hpp"
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -20,6 +22,19 @@ constexpr double kCutEpochMs = 1000;
 /// Evaluations, the start and the warm-up hold a run's average below its training rate, by up to about
 /// 1.5x in the data (Llama 2 on 1,024 GPUs); a rate more than this above the average is not believed.
 constexpr double kMaxRateOverAverage = 3.0;
+/// The closed division's limit on initialisation, init_start to init_stop: 30 minutes (MLPerf Training
+/// rules; mlperf_logging's compliance checker rejects a closed-division log that exceeds it).
+constexpr double kMaxInitMs = 30 * 60 * 1000.0;
+/// The least time one optimizer step can take. A step is a forward pass, a backward pass, a gradient
+/// reduction over all accelerators and an update, one after the other, and the next step needs this
+/// one's weights, so no system runs steps faster than this however many accelerators it has (more
+/// accelerators make the batch larger, not the steps fewer). The fastest steps in the data
+/// (shared/mlperf/runs_calibration.csv, run time / (samples / global batch size), evaluations
+/// included) are 6.3 ms (ResNet-50 on 2,528 H100, v4.0), 11 ms (RetinaNet, 2,528 H100), 27 ms
+/// (Stable Diffusion, 512 GB200), 37 ms (BERT, 512 GB200) and 263 ms (Llama 2 LoRA); 0.5 ms is 12
+/// times below the fastest, so no real run comes near it, and a run faster than it did not train
+/// the samples its log claims (a log converging in milliseconds).
+constexpr double kMinStepMs = 0.5;
 
 /// Where an evaluation began and the training counter it was logged at (samples or epochs).
 struct EvaluationStart {
@@ -47,6 +62,16 @@ std::optional<double> number_of(const YAML::Node& node)
 std::optional<double> metadata_number(const YAML::Node& metadata, const char* key)
 {
   return metadata.IsMap() ? number_of(metadata[key]) : std::nullopt;
+}
+
+/// `value` with `digits` decimals, for messages.
+std::string fixed(double value, int digits)
+{
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << value;
+  return out.str();
 }
 
 std::string text_of(const YAML::Node& node)
@@ -86,9 +111,14 @@ public:
     const double time_ms = time.value_or(0.0);
     const YAML::Node value = event["value"];
     const YAML::Node metadata = event["metadata"];
-    if (key == "init_start")
-      init_start_ = true;
-    else if (key == "run_start" && !run_start_) {
+    if (key == "init_start") {
+      // Some implementations log init_start once per rank: initialisation begins at the earliest.
+      if (!init_start_ms_ || time_ms < *init_start_ms_)
+        init_start_ms_ = time_ms;
+    } else if (key == "init_stop" && !init_stop_ms_) {
+      init_stop_ms_ = time_ms;
+      init_stop_line_ = number;
+    } else if (key == "run_start" && !run_start_) {
       run_start_ = time_ms;
       run_start_line_ = number;
     } else if (key == "run_stop" && !run_stop_) {
@@ -140,8 +170,11 @@ public:
       run_.submission_org = text_of(value);
     else if (key == "submission_platform")
       run_.submission_platform = text_of(value);
-    else if (key == "submission_benchmark")
+    else if (key == "submission_benchmark") {
       run_.submission_benchmark = text_of(value);
+      submission_benchmark_line_ = number;
+    } else if (key == "submission_division")
+      submission_division_ = text_of(value);
     else if (key == "seed" && run_.seed == 0)
       run_.seed = number_of(value).value_or(0);
     else if (key == "eval_accuracy") {
@@ -161,6 +194,7 @@ public:
       run_.run_start_ms = *run_start_;
     if (run_stop_)
       run_.run_stop_ms = *run_stop_;
+    check_benchmark();
     if (!run_start_)
       fail(model::MlperfRunStatus::Incomplete, 0, "no run_start");
     else if (!run_stop_)
@@ -168,13 +202,15 @@ public:
     else if (run_stop_status_ != "success")
       fail(model::MlperfRunStatus::Aborted, run_stop_line_,
            "run_stop status '" + run_stop_status_ + "': the run did not reach the quality target");
-    else if (!init_start_)
+    else if (!init_start_ms_)
       fail(model::MlperfRunStatus::Incomplete, 0, "no init_start (the MLPerf compliance checker requires one)");
     else if (run_.global_batch_size == 0)
       fail(model::MlperfRunStatus::Incomplete, 0, "no global_batch_size");
     else if (*run_stop_ < *run_start_)
       fail(model::MlperfRunStatus::Incomplete, run_stop_line_, "run_stop before run_start");
+    check_initialisation();
     convergence();
+    check_plausible();
     if (run_.valid()) {
       const double rate = model::steady_training_rate(training_intervals());
       // A rate far above the run's own average is a log whose counters are not the samples it trained.
@@ -195,6 +231,47 @@ private:
     run_.problem = name_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " + message;
   }
 
+  /// A log whose submission_benchmark names another benchmark than the one it is read as (its folder)
+  /// would be scored as that benchmark; ssd and retinanet are one benchmark (parse_benchmark). A log
+  /// that does not say is read as its folder's.
+  void check_benchmark()
+  {
+    if (benchmark_.empty() || run_.submission_benchmark.empty())
+      return;
+    const auto logged = model::parse_benchmark(run_.submission_benchmark);
+    if (logged != model::parse_benchmark(benchmark_))
+      fail(model::MlperfRunStatus::Inconsistent, submission_benchmark_line_,
+           "submission_benchmark '" + run_.submission_benchmark + "' is not " + benchmark_ +
+               ", the benchmark the log is read as (its folder)");
+  }
+
+  /// The closed division's initialisation limit, as mlperf_logging's compliance checker applies it
+  /// (init_stop minus the earliest init_start). A log without init_stop is not judged by it.
+  void check_initialisation()
+  {
+    if (!init_start_ms_ || !init_stop_ms_ || submission_division_ == "open")
+      return;
+    const double init_ms = *init_stop_ms_ - *init_start_ms_;
+    if (init_ms > kMaxInitMs)
+      fail(model::MlperfRunStatus::Noncompliant, init_stop_line_,
+           "initialisation took " + fixed(init_ms / 60000.0, 2) +
+               " min (init_start to init_stop), more than the 30 min the closed division allows");
+  }
+
+  /// A run shorter than kMinStepMs per optimizer step it claims to have taken to converge.
+  void check_plausible()
+  {
+    if (!run_.valid())
+      return;
+    const double steps = run_.samples_to_converge / run_.global_batch_size;
+    const double least_s = steps * kMinStepMs / 1000.0;
+    if (run_.run_s() < least_s)
+      fail(model::MlperfRunStatus::Implausible, run_stop_line_,
+           "converged in " + fixed(run_.run_s(), 3) + " s, less than the " + fixed(least_s, 3) + " s its " +
+               fixed(steps, 0) + " optimizer steps (samples to converge / global batch size) take at " +
+               fixed(kMinStepMs, 1) + " ms each, the least any system needs");
+  }
+
   void convergence()
   {
     if (evaluations_.empty()) {
@@ -209,7 +286,10 @@ private:
       run_.samples_processed = last.samples_count.value_or(0);
       run_.samples_to_converge = run_.samples_processed;
     } else if (benchmark_ == "stable_diffusion") {
-      run_.samples_processed = last.samples_count.value_or(0);
+      // v5.0 logs evaluate the saved checkpoints after training, newest first: the samples trained are
+      // the largest samples_count evaluated, not the last one logged.
+      for (const auto& e : evaluations_)
+        run_.samples_processed = std::max(run_.samples_processed, e.samples_count.value_or(0));
       run_.samples_to_converge = stable_diffusion_target();
     } else if (epoch_samples_) {
       run_.epochs_to_converge = last.epoch_num.value_or(0);
@@ -230,16 +310,26 @@ private:
   ///   to the evaluation);
   /// - else, where evaluation runs beside training (RetinaNet: an epoch_start inside an evaluation),
   ///   whole epochs, the one run_stop cuts short left out.
+  /// Only what happens inside the timed run counts: a block that starts after run_stop, or an evaluation
+  /// that starts after it (v5.0 Stable Diffusion evaluates its checkpoints then), is not the run's.
   std::vector<model::TrainingInterval> training_intervals() const
   {
-    if (blocks_.size() >= 2)
-      return blocks_;
-    if (!evaluation_beside_training_ && eval_starts_.size() >= 2) {
+    std::vector<model::TrainingInterval> blocks;
+    for (const auto& b : blocks_)
+      if (b.start_ms < run_.run_stop_ms)
+        blocks.push_back(b);
+    if (blocks.size() >= 2)
+      return blocks;
+    std::vector<EvaluationStart> eval_starts;
+    for (const auto& e : eval_starts_)
+      if (e.time_ms < run_.run_stop_ms)
+        eval_starts.push_back(e);
+    if (!evaluation_beside_training_ && eval_starts.size() >= 2) {
       std::vector<model::TrainingInterval> stretches;
       const double scale = epoch_samples_.value_or(1.0);
       double start_ms = run_.first_block_ms > 0 ? run_.first_block_ms : run_.run_start_ms;
       double counter = 0;
-      for (const auto& e : eval_starts_) {
+      for (const auto& e : eval_starts) {
         stretches.push_back({start_ms, e.time_ms, (e.counter - counter) * scale});
         if (e.stop_ms == 0)
           break; // an evaluation without its stop: what follows is not training alone
@@ -275,7 +365,11 @@ private:
   std::string benchmark_;
   std::optional<double> epoch_samples_; ///< training-set size of the benchmarks that count epochs
   model::MlperfRun run_;
-  bool init_start_ = false;
+  std::optional<double> init_start_ms_; ///< the earliest init_start
+  std::optional<double> init_stop_ms_;  ///< the first init_stop
+  int init_stop_line_ = 0;
+  int submission_benchmark_line_ = 0;
+  std::string submission_division_;
   std::optional<double> run_start_;
   std::optional<double> run_stop_;
   std::string run_stop_status_;

@@ -18,7 +18,9 @@ enum class MlperfRunStatus {
   NoRunStop,      ///< the log ends without run_stop
   Unparsable,     ///< a ":::MLLOG" line is not valid JSON or lacks time_ms/key
   Incomplete,     ///< required keys missing (init_start, run_start, global_batch_size, evaluations)
-  Inconsistent,   ///< its submission_* keys disagree with the other runs of the entry
+  Inconsistent,   ///< its submission_* keys disagree with the other runs of the entry or with its folder
+  Noncompliant,   ///< breaks a rule the MLPerf compliance checker enforces (initialisation longer than allowed)
+  Implausible,    ///< converged faster than any system can train the samples it claims
 };
 std::string to_string(MlperfRunStatus status);
 

@@ -37,6 +37,8 @@ std::string to_string(MlperfRunStatus status)
     case MlperfRunStatus::Unparsable: return "unparsable";
     case MlperfRunStatus::Incomplete: return "incomplete";
     case MlperfRunStatus::Inconsistent: return "inconsistent";
+    case MlperfRunStatus::Noncompliant: return "noncompliant";
+    case MlperfRunStatus::Implausible: return "implausible";
   }
   return "?";
 }

@@ -16,7 +16,8 @@ inline constexpr int kMlperfSchemaVersion = 3;
 struct MlperfRunRow {
   std::string round, submitter, system, benchmark;
   std::string result_file; ///< file name inside the benchmark folder
-  std::string status;      ///< success | aborted | no_run_stop | unparsable | incomplete | inconsistent
+  /// success | aborted | no_run_stop | unparsable | incomplete | inconsistent | noncompliant | implausible
+  std::string status;
   std::string problem;     ///< "file:line: message" for invalid runs
   double run_start_ms = 0;
   double run_stop_ms = 0;
