@@ -571,7 +571,10 @@ TEST_CASE("the MLPerf logs' training rates agree with the rates read by hand and
       ++rated;
       INFO(e.key() << " " << run.file);
       const double average = run.samples_processed / run.run_s();
-      CHECK(run.training_rate_samples_per_s >= 0.9 * average);
+      // The lower bound from the samples the run surely trained by run_stop, its samples to converge:
+      // Stable Diffusion's samples processed are the largest checkpoint evaluated, which Google's v4.1
+      // TPU logs trained after the run_stop they date back to the converged checkpoint.
+      CHECK(run.training_rate_samples_per_s >= 0.9 * run.samples_to_converge / run.run_s());
       CHECK(run.training_rate_samples_per_s <= 1.6 * average);
     }
   CHECK(rated >= 0.95 * runs);
