@@ -136,13 +136,11 @@ private:
     type.aliases = gpu.string_list("aliases", Presence::Optional).value_or(std::vector<std::string>{});
     if (auto peaks = gpu.child("peak", Presence::Required)) {
       MappingReader peak(*peaks, gpu.file(), gpu.path_of("peak"), diagnostics_);
-      for (model::Precision p : {model::Precision::Fp32, model::Precision::Tf32, model::Precision::Fp16,
-                                 model::Precision::Bf16, model::Precision::Fp8})
+      for (model::Precision p : model::all_precisions())
         if (auto value = peak.positive_quantity(model::to_string(p), Dimension::FlopPerSecond, Presence::Optional))
           type.peak_flop_per_s[p] = *value;
       bool any_given = false; // a rate given with a bad unit is reported by itself, not as missing too
-      for (model::Precision p : {model::Precision::Fp32, model::Precision::Tf32, model::Precision::Fp16,
-                                 model::Precision::Bf16, model::Precision::Fp8})
+      for (model::Precision p : model::all_precisions())
         any_given = any_given || peak.has(model::to_string(p));
       if (peak.valid() && !any_given)
         report(diagnostics_, gpu.file(), *peaks, gpu.path_of("peak"),

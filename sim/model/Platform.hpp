@@ -27,7 +27,7 @@ struct GpuType {
   std::optional<double> price_usd_per_hour;
   int compute_units = 0; ///< SMs (NVIDIA), CUs (AMD), matrix engines (Gaudi), MXUs (TPU); 0 = unknown
 
-  /// Peak for `precision`; falls back to the closest format the device has (fp8 -> bf16 -> fp32),
+  /// Peak for `precision`; falls back to the closest format the device has (fp4 -> fp8 -> bf16 -> fp32),
   /// as frameworks do when a format is missing. nullopt only if the device has none of them.
   std::optional<double> peak_for(Precision precision) const;
 };
