@@ -115,6 +115,35 @@ TEST_CASE("compute_units is optional in a user catalog: absent reads as 0 (unkno
   CHECK(config::read_platform_catalog(with).gpu_types.at("toy-gpu").compute_units == 40);
 }
 
+TEST_CASE("the built-in catalog's FP4 peaks: dense, on Blackwell and CDNA4 only, NVFP4 on NVIDIA only", "[config][catalog]")
+{
+  const auto catalog =
+      config::read_platform_catalog(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/catalog/accelerators.yaml");
+  const auto peak = [&](const std::string& name, model::Precision p) {
+    const auto& peaks = catalog.gpu_types.at(name).peak_flop_per_s;
+    return peaks.contains(p) ? peaks.at(p) : 0.0;
+  };
+  using model::Precision;
+  CHECK(peak("b200-sxm-180gb", Precision::Nvfp4) == Approx(9e15));
+  CHECK(peak("gb200", Precision::Nvfp4) == Approx(10e15));
+  CHECK(peak("b300-sxm-288gb", Precision::Nvfp4) == Approx(13.5e15));
+  CHECK(peak("gb300", Precision::Nvfp4) == Approx(15e15));
+  for (const char* name : {"b200-sxm-180gb", "gb200", "b300-sxm-288gb", "gb300"}) {
+    INFO(name);
+    CHECK(peak(name, Precision::Mxfp4) == peak(name, Precision::Nvfp4));
+    CHECK(peak(name, Precision::Nvfp4) >= 2 * peak(name, Precision::Fp8)); // FP4 at least doubles FP8
+  }
+  CHECK(peak("mi355x", Precision::Mxfp4) == Approx(10066.3e12));
+  CHECK(peak("mi350x", Precision::Mxfp4) == Approx(9227.5e12));
+  CHECK(peak("mi350x", Precision::Fp8) == Approx(4613.7e12));
+  CHECK(catalog.gpu_types.at("mi350x").memory_bytes == Approx(288e9));
+  for (const char* name : {"mi355x", "mi350x", "h100-sxm5-80gb", "h200-sxm-141gb", "mi300x", "gaudi3"}) {
+    INFO(name);
+    CHECK(peak(name, Precision::Nvfp4) == 0.0);
+  }
+  CHECK(peak("h100-sxm5-80gb", Precision::Mxfp4) == 0.0);
+}
+
 TEST_CASE("config::read_platform rejects unknown keys with their location", "[config]")
 {
   const std::string path = write_temp("unknown-key.yaml", kCatalog + R"(cluster:
