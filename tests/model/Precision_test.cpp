@@ -8,7 +8,7 @@
 using namespace gpuscale;
 using model::Precision;
 
-TEST_CASE("every precision round-trips through its name; fp4 alone names no format", "[model][precision]")
+TEST_CASE("every precision round-trips through its name, and fp4 alone names no format", "[model][precision]")
 {
   for (Precision p : model::all_precisions())
     CHECK(model::parse_precision(model::to_string(p)) == p);
@@ -18,7 +18,7 @@ TEST_CASE("every precision round-trips through its name; fp4 alone names no form
   CHECK(model::known_precisions() == "fp32, tf32, fp16, bf16, fp8, nvfp4, mxfp4");
 }
 
-TEST_CASE("fp8 and fp4 training store 16-bit tensors; the formats themselves count their block scales",
+TEST_CASE("fp8 and fp4 training store 16-bit tensors, and the formats themselves count their block scales",
           "[model][precision]")
 {
   for (Precision p : {Precision::Fp8, Precision::Nvfp4, Precision::Mxfp4})
