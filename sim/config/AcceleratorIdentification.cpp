@@ -270,13 +270,14 @@ AcceleratorIdentification identify_accelerator(const std::map<std::string, model
   const std::string exact = lower_blank_normalised(model_name);
   for (const auto& [name, gpu] : catalog) {
     if (lower_blank_normalised(name) == exact)
-      return {name, ""};
+      return {name, "", ""};
     for (const auto& alias : gpu.aliases)
       if (lower_blank_normalised(alias) == exact)
-        return {name, ""};
+        return {name, "", ""};
   }
   AcceleratorTraits wanted = accelerator_traits(model_name);
-  if (!wanted.memory_gb && !memory_capacity.empty())
+  const bool memory_from_field = !wanted.memory_gb && !memory_capacity.empty();
+  if (memory_from_field)
     wanted.memory_gb = accelerator_traits(memory_capacity).memory_gb;
 
   std::map<std::string, EntryTraits> traits;
@@ -294,30 +295,46 @@ AcceleratorIdentification identify_accelerator(const std::map<std::string, model
                     (wanted.parts.empty() ? std::string("it names no part number")
                                           : "no catalog entry has part number '" + *wanted.parts.begin() + "'") +
                     " (closest catalog entries: " + closest_entries(catalog, model_name, traits) +
-                    "; add it with --catalog FILE)"};
+                    "; add it with --catalog FILE)", ""};
 
-  std::optional<Fit> best;
-  std::vector<std::string> winners;
-  for (const auto& name : same_part) {
-    const auto fit = fit_of(wanted, traits.at(name));
-    if (!fit)
-      continue;
-    if (!best || *best < *fit) {
-      best = fit;
-      winners = {name};
-    } else if (*fit == *best) {
-      winners.push_back(name);
+  const auto best_fits = [&](const AcceleratorTraits& stated) {
+    std::optional<Fit> best;
+    std::vector<std::string> winners;
+    for (const auto& name : same_part) {
+      const auto fit = fit_of(stated, traits.at(name));
+      if (!fit)
+        continue;
+      if (!best || *best < *fit) {
+        best = fit;
+        winners = {name};
+      } else if (*fit == *best) {
+        winners.push_back(name);
+      }
+    }
+    return winners;
+  };
+  std::vector<std::string> winners = best_fits(wanted);
+  if (winners.size() == 1)
+    return {winners.front(), "", ""};
+  if (winners.empty() && memory_from_field && wanted.memory_gb) {
+    AcceleratorTraits without_memory = wanted;
+    without_memory.memory_gb.reset();
+    if (const auto named = best_fits(without_memory); named.size() == 1) {
+      const model::GpuType& gpu = catalog.at(named.front());
+      return {named.front(), "",
+              "accelerator_memory_capacity '" + memory_capacity + "' fits no catalog entry that '" + model_name +
+                  "' may denote; '" + model_name + "' names " + named.front() +
+                  " alone, whose catalog memory (" + std::to_string(static_cast<int>(gpu.memory_bytes / 1e9 + 0.5)) +
+                  " GB) is used: check the description's memory field"};
     }
   }
-  if (winners.size() == 1)
-    return {winners.front(), ""};
   if (winners.empty())
     return {"", "unknown accelerator '" + model_name + "': no catalog entry of its part number has the form factor, "
                     "memory size and memory type it states (catalog entries of that part: " + listed(same_part) +
-                    "; add it with --catalog FILE)"};
+                    "; add it with --catalog FILE)", ""};
   return {"", "ambiguous accelerator '" + model_name + "': " + std::to_string(winners.size()) +
                   " catalog entries match it equally (" + listed(winners) +
-                  "); state the form factor (SXM, PCIe, NVL) or the memory size"};
+                  "); state the form factor (SXM, PCIe, NVL) or the memory size", ""};
 }
 
 } // namespace gpuscale::config

@@ -15,6 +15,10 @@
 ///   3. Of the rest, the one matching most stated traits wins; at equal count, the one with fewer form
 ///      factors the description leaves unstated ("NVIDIA H200" is the SXM part, not the H200 NVL).
 ///      Candidates still equal make the description ambiguous: an error lists them.
+///   4. A memory size stated only in the separate memory field, that excludes every candidate, is set
+///      aside when the name then identifies one entry alone: the name is what submitters write about
+///      the part, the memory field is often copied from another system's description (v5.0 Oracle
+///      BM.GPU.GB200.4 states the GB200 with H200's 143771 MiB). The identification then carries a note.
 /// No part number, or none in the catalog: an error listing the closest catalog entries.
 
 #include "sim/model/Platform.hpp"
@@ -42,6 +46,7 @@ AcceleratorTraits accelerator_traits(const std::string& description);
 struct AcceleratorIdentification {
   std::string gpu_type; ///< catalog accelerator name; "" when `error` says why not
   std::string error;    ///< e.g. "unknown accelerator 'X' (closest catalog entries: ...)"
+  std::string note;     ///< what was set aside to identify it (rule 4); "" when nothing was
 };
 
 /// The catalog accelerator `model_name` denotes (rule above). `memory_capacity` is the description's

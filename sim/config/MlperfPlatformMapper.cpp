@@ -142,6 +142,8 @@ MlperfPlatformMapping map_mlperf_system(const model::MlperfSystem& system, const
   if (identified.gpu_type.empty())
     fail(system, identified.error);
   mapping.gpu_type = identified.gpu_type;
+  if (!identified.note.empty())
+    mapping.notes.push_back(identified.note);
   const model::GpuType& gpu = catalog.gpu_types.at(mapping.gpu_type);
   const int per_node = system.accelerators_per_node;
 

@@ -3,8 +3,11 @@
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/YamlFile.hpp"
 
+#include "sim/model/SoftwareDate.hpp"
+
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 
 namespace gpuscale::config {
@@ -29,6 +32,21 @@ std::string names_of(const Map& map)
   for (const auto& [name, _] : map)
     list += (list.empty() ? "" : ", ") + name;
   return list.empty() ? "none" : list;
+}
+
+/// "YYYY-MM" as a decimal year at the first of the month (the scale of model::SoftwareDate); nullopt
+/// for any other text. Only a month: availability dates are not known to the day.
+std::optional<double> available_since_year(const std::string& text)
+{
+  static const std::regex month(R"((\d{4})-(\d{2}))");
+  std::smatch match;
+  if (!std::regex_match(text, match, month))
+    return std::nullopt;
+  const int year = std::stoi(match[1].str());
+  const int month_number = std::stoi(match[2].str());
+  if (year < 1990 || year > 2100 || month_number < 1 || month_number > 12)
+    return std::nullopt;
+  return model::software_date_of(year, static_cast<unsigned>(month_number), 1).year;
 }
 
 /// Reads one platform file and, recursively, nothing else: imports are only allowed in the file
@@ -136,13 +154,11 @@ private:
     type.aliases = gpu.string_list("aliases", Presence::Optional).value_or(std::vector<std::string>{});
     if (auto peaks = gpu.child("peak", Presence::Required)) {
       MappingReader peak(*peaks, gpu.file(), gpu.path_of("peak"), diagnostics_);
-      for (model::Precision p : {model::Precision::Fp32, model::Precision::Tf32, model::Precision::Fp16,
-                                 model::Precision::Bf16, model::Precision::Fp8})
+      for (model::Precision p : model::all_precisions())
         if (auto value = peak.positive_quantity(model::to_string(p), Dimension::FlopPerSecond, Presence::Optional))
           type.peak_flop_per_s[p] = *value;
       bool any_given = false; // a rate given with a bad unit is reported by itself, not as missing too
-      for (model::Precision p : {model::Precision::Fp32, model::Precision::Tf32, model::Precision::Fp16,
-                                 model::Precision::Bf16, model::Precision::Fp8})
+      for (model::Precision p : model::all_precisions())
         any_given = any_given || peak.has(model::to_string(p));
       if (peak.valid() && !any_given)
         report(diagnostics_, gpu.file(), *peaks, gpu.path_of("peak"),
@@ -159,6 +175,12 @@ private:
         gpu.positive_quantity("intra_node_bandwidth", Dimension::BytesPerSecond, Presence::Required).value_or(0);
     type.tdp_w = gpu.positive_quantity("tdp", Dimension::Watts, Presence::Required).value_or(0);
     type.price_usd_per_hour = gpu.positive_quantity("price_per_hour", Dimension::UsdPerHour, Presence::Optional);
+    if (auto since = gpu.text("available_since", Presence::Optional)) {
+      if (auto year = available_since_year(*since))
+        type.available_since_year = *year;
+      else
+        gpu.error("available_since", "expected a month 'YYYY-MM' (years 1990-2100), got '" + *since + "'");
+    }
     gpu.finish();
     if (!name)
       return;

@@ -11,6 +11,10 @@ std::optional<double> GpuType::peak_for(Precision precision) const
   // for throughput; everything ends in fp32).
   std::vector<Precision> order{precision};
   switch (precision) {
+    case Precision::Nvfp4:
+    case Precision::Mxfp4: // the two 4-bit formats scale differently: neither stands in for the other
+      order.insert(order.end(), {Precision::Fp8, Precision::Bf16, Precision::Fp16, Precision::Fp32});
+      break;
     case Precision::Fp8: order.insert(order.end(), {Precision::Bf16, Precision::Fp16, Precision::Fp32}); break;
     case Precision::Bf16: order.insert(order.end(), {Precision::Fp16, Precision::Fp32}); break;
     case Precision::Fp16: order.insert(order.end(), {Precision::Bf16, Precision::Fp32}); break;

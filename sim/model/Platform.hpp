@@ -26,8 +26,12 @@ struct GpuType {
   double tdp_w = 0;
   std::optional<double> price_usd_per_hour;
   int compute_units = 0; ///< SMs (NVIDIA), CUs (AMD), matrix engines (Gaudi), MXUs (TPU); 0 = unknown
+  /// First general availability (volume shipments) of the part as a decimal year, on the scale of
+  /// SoftwareDate (the catalog's "2023-04" is 1 April 2023 = 2023.247); 0 = not given. A generation's
+  /// age at a run's software date is what software maturity can be modelled on.
+  double available_since_year = 0;
 
-  /// Peak for `precision`; falls back to the closest format the device has (fp8 -> bf16 -> fp32),
+  /// Peak for `precision`; falls back to the closest format the device has (fp4 -> fp8 -> bf16 -> fp32),
   /// as frameworks do when a format is missing. nullopt only if the device has none of them.
   std::optional<double> peak_for(Precision precision) const;
 };

@@ -3,6 +3,7 @@
 #include "sim/model/ZeroStage.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <utility>
 #include <variant>
@@ -175,13 +176,16 @@ void check_precision(const Scenario& s, const Platform& platform, const Workload
                     "accelerator '" + name + "' has no peak rate for " + to_string(precision),
                     {"precision", "platform", "workload"});
     // fp16 and bf16 stand in for each other at the same throughput, but fp8 needs FP8 tensor cores
-    // (Hopper's Transformer Engine and later): on older parts it would silently be a bf16 run.
-    if (used && precision == Precision::Fp8 && gpu.peak_flop_per_s.count(Precision::Fp8) == 0) {
+    // (Hopper's Transformer Engine and later) and nvfp4/mxfp4 need FP4 ones (Blackwell, CDNA4 for
+    // mxfp4 only): on other parts the request would silently be an fp8 or bf16 run.
+    if (used && needs_own_units(precision) && gpu.peak_flop_per_s.count(precision) == 0) {
       std::string formats;
       for (const auto& [format, peak] : gpu.peak_flop_per_s)
         formats += (formats.empty() ? "" : ", ") + to_string(format);
+      std::string units = to_string(precision);
+      std::transform(units.begin(), units.end(), units.begin(), [](unsigned char c) { return std::toupper(c); });
       conflicts.add(Kind::Layout, "precision",
-                    "accelerator '" + name + "' has no FP8 units (it has " + formats + "): set a precision it has",
+                    "accelerator '" + name + "' has no " + units + " units (it has " + formats + "): set a precision it has",
                     {"precision", "platform", "workload"});
     }
   }

@@ -115,6 +115,73 @@ TEST_CASE("compute_units is optional in a user catalog: absent reads as 0 (unkno
   CHECK(config::read_platform_catalog(with).gpu_types.at("toy-gpu").compute_units == 40);
 }
 
+TEST_CASE("the built-in catalog's FP4 peaks: dense, on Blackwell and CDNA4 only, NVFP4 on NVIDIA only", "[config][catalog]")
+{
+  const auto catalog =
+      config::read_platform_catalog(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/catalog/accelerators.yaml");
+  const auto peak = [&](const std::string& name, model::Precision p) {
+    const auto& peaks = catalog.gpu_types.at(name).peak_flop_per_s;
+    return peaks.contains(p) ? peaks.at(p) : 0.0;
+  };
+  using model::Precision;
+  CHECK(peak("b200-sxm-180gb", Precision::Nvfp4) == Approx(9e15));
+  CHECK(peak("gb200", Precision::Nvfp4) == Approx(10e15));
+  CHECK(peak("b300-sxm-288gb", Precision::Nvfp4) == Approx(13.5e15));
+  CHECK(peak("gb300", Precision::Nvfp4) == Approx(15e15));
+  for (const char* name : {"b200-sxm-180gb", "gb200", "b300-sxm-288gb", "gb300"}) {
+    INFO(name);
+    CHECK(peak(name, Precision::Mxfp4) == peak(name, Precision::Nvfp4));
+    CHECK(peak(name, Precision::Nvfp4) >= 2 * peak(name, Precision::Fp8)); // FP4 at least doubles FP8
+  }
+  CHECK(peak("mi355x", Precision::Mxfp4) == Approx(10066.3e12));
+  CHECK(peak("mi350x", Precision::Mxfp4) == Approx(9227.5e12));
+  CHECK(peak("mi350x", Precision::Fp8) == Approx(4613.7e12));
+  CHECK(catalog.gpu_types.at("mi350x").memory_bytes == Approx(288e9));
+  for (const char* name : {"mi355x", "mi350x", "h100-sxm5-80gb", "h200-sxm-141gb", "mi300x", "gaudi3"}) {
+    INFO(name);
+    CHECK(peak(name, Precision::Nvfp4) == 0.0);
+  }
+  CHECK(peak("h100-sxm5-80gb", Precision::Mxfp4) == 0.0);
+}
+
+TEST_CASE("every built-in catalog accelerator states when it became available", "[config][catalog]")
+{
+  const auto catalog =
+      config::read_platform_catalog(std::string(GPUSCALE_SOURCE_DIR) + "/platforms/catalog/accelerators.yaml");
+  for (const auto& [name, gpu] : catalog.gpu_types) {
+    INFO(name);
+    CHECK(gpu.available_since_year >= 2017.0);
+    CHECK(gpu.available_since_year < 2027.0);
+  }
+  // Generations come in order.
+  CHECK(catalog.gpu_types.at("v100-sxm2-16gb").available_since_year <
+        catalog.gpu_types.at("a100-sxm4-40gb").available_since_year);
+  CHECK(catalog.gpu_types.at("a100-sxm4-40gb").available_since_year <
+        catalog.gpu_types.at("h100-sxm5-80gb").available_since_year);
+  CHECK(catalog.gpu_types.at("h100-sxm5-80gb").available_since_year <
+        catalog.gpu_types.at("b200-sxm-180gb").available_since_year);
+}
+
+TEST_CASE("available_since is optional: 'YYYY-MM' reads as the decimal year of the month's first day", "[config][catalog]")
+{
+  const std::string entry = R"(accelerators:
+  - name: toy-gpu
+    vendor: nvidia
+    peak: {bf16: "100 TFLOP/s"}
+    memory: "16 GiB"
+    memory_bandwidth: "1 TB/s"
+    intra_node_bandwidth: "100 GB/s"
+    tdp: "300 W"
+)";
+  CHECK(config::read_platform_catalog(write_temp("no-date.yaml", entry)).gpu_types.at("toy-gpu").available_since_year == 0);
+  const auto dated = config::read_platform_catalog(write_temp("date.yaml", entry + "    available_since: \"2023-04\"\n"));
+  CHECK(dated.gpu_types.at("toy-gpu").available_since_year == Approx(2023.0 + 90.0 / 365.0)); // 1 April: day 91
+  const auto january = config::read_platform_catalog(write_temp("january.yaml", entry + "    available_since: 2024-01\n"));
+  CHECK(january.gpu_types.at("toy-gpu").available_since_year == 2024.0);
+  CHECK_THROWS_WITH(config::read_platform_catalog(write_temp("bad-date.yaml", entry + "    available_since: \"2024-1\"\n")),
+                    Catch::Contains("/accelerators/0/available_since: expected a month 'YYYY-MM' (years 1990-2100), got '2024-1'"));
+}
+
 TEST_CASE("config::read_platform rejects unknown keys with their location", "[config]")
 {
   const std::string path = write_temp("unknown-key.yaml", kCatalog + R"(cluster:

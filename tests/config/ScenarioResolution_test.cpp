@@ -104,3 +104,25 @@ TEST_CASE("model::resolve_scenario expands an uneven allocation for the GPUs of 
   CHECK(resolved.scenario.batch_per_rank.front() == model::BatchShare{64, 1});
   CHECK(resolved.scenario.batch_per_rank.back() == model::BatchShare{32, 1});
 }
+
+TEST_CASE("fp4 runs where the accelerator has that format's units and is refused, naming it, elsewhere",
+          "[config][resolution][precision]")
+{
+  const std::string b200 = "scenario:\n  name: fp4\n  platform: " + kSource + "/platforms/dgx-b200-1node.yaml\n"
+                           "  workload: " + kSource + "/workloads/bert-large.yaml\n"
+                           "  global_batch_size: 64\n  micro_batch_size: 8\n  gpus: 8\n";
+  for (const char* format : {"nvfp4", "mxfp4"}) {
+    INFO(format);
+    const auto read = config::read_scenario(write_file(std::string(format) + "-b200.yaml",
+                                                       b200 + "  precision: " + format + "\n"));
+    CHECK(read.scenario.precision == model::parse_precision(format));
+  }
+  // H100 has FP8 but no FP4 units: the run would silently be an fp8 one.
+  CHECK_THROWS_WITH(config::read_scenario(write_file("nvfp4-h100.yaml", "scenario:\n" + kBase +
+                                                                            "  gpus: 8\n  precision: nvfp4\n")),
+                    Catch::Contains("accelerator 'h100-sxm5-80gb' has no NVFP4 units (it has fp32, tf32, fp16, bf16, fp8): "
+                                    "set a precision it has"));
+  CHECK_THROWS_WITH(config::read_scenario(write_file("mxfp4-h100.yaml", "scenario:\n" + kBase +
+                                                                            "  gpus: 8\n  precision: mxfp4\n")),
+                    Catch::Contains("accelerator 'h100-sxm5-80gb' has no MXFP4 units"));
+}

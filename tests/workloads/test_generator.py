@@ -602,7 +602,7 @@ HEADER_LINES = (
     re.compile(r"^  name: [a-z0-9][a-z0-9.-]*$"),
     re.compile(r"^  benchmark: (bert|llama2_70b_lora|retinanet|stable_diffusion|resnet)$"),
     re.compile(r'^  description: "[^"\\]*"$'),
-    re.compile(r"^  precision: (fp32|tf32|fp16|bf16|fp8)$"),
+    re.compile(r"^  precision: (fp32|tf32|fp16|bf16|fp8|nvfp4|mxfp4)$"),
     re.compile(r"^  sample: (image|sequence)$"),
     re.compile(r"^  optimizer: (adam|lamb|sgd_momentum)$"),
     re.compile(r"^  layers:$"),

@@ -452,5 +452,7 @@ def context_parallel_kv(layer, tokens, kv_heads, head_dim, element_bytes):
 
 
 def bytes_per_element(precision):
-    """Element size of activations kept at the training precision."""
-    return {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1}[precision]
+    """Element size of activations kept at the training precision. The 4-bit formats count their block
+    scales (model::format_bytes): NVFP4 one E4M3 byte per 16 values, MXFP4 one E8M0 byte per 32."""
+    return {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1,
+            "nvfp4": 0.5 + 1 / 16, "mxfp4": 0.5 + 1 / 32}[precision]

@@ -16,7 +16,7 @@ from repeat_groups import PLACEHOLDER, RepeatGroup, group_repeats
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 #: Benchmark ids are MLPerf's (they contain underscores).
 BENCHMARKS = ("bert", "llama2_70b_lora", "retinanet", "stable_diffusion", "resnet")
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8", "nvfp4", "mxfp4")
 OPTIMIZERS = ("adam", "lamb", "sgd_momentum")
 TENSOR_PARALLEL = ("column", "row")
 #: Keys of each kernel op, in the order they are written (workloads/SCHEMA.md, "Kernels").
