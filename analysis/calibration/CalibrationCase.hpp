@@ -43,8 +43,11 @@ struct CalibrationCase {
   /// MlperfEntry::median_training_rate_samples_per_s); 0 when the logs do not show it.
   double logged_rate_samples_per_s = 0;
   /// The software date of the result as a decimal year (model::SoftwareDate): the day its first run
-  /// started (CaseOptions::software_date_source); 0 when undated (no software trend applies).
+  /// started (CaseOptions::software_date_source); 0 when undated (no software maturity applies).
   double software_year = 0;
+  /// When the first accelerator of its generation became available, as a decimal year
+  /// (model::GpuType::generation_available_year); 0 when the catalog does not say.
+  double generation_year = 0;
 
   // Reference simulation (at `reference` efficiencies)
   model::Efficiency reference;

@@ -1,7 +1,6 @@
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "sim/units/Quantity.hpp"
 
-#include "sim/model/SoftwareTrend.hpp"
 
 #include <nlopt.hpp>
 
@@ -22,10 +21,10 @@ struct Problem {
   std::vector<std::size_t> used;
   std::vector<double> prior_weight; ///< prior_weights(space)
   int evaluations = 0;
-  /// The dated repeats (ParameterSpace::trend_repeat_groups), as case indices: the software trends
-  /// are fitted to the spread of each group's residuals about the group's mean alone.
+  /// The dated repeats (ParameterSpace::repeat_groups), as case indices: maturity is fitted to the
+  /// spread of each group's residuals about the group's mean alone.
   std::vector<std::vector<std::size_t>> repeats;
-  // What one optimisation varies: the coordinates `free` of `full`; `within`: the trends' objective.
+  // What one optimisation varies: the coordinates `free` of `full`; `within`: maturity's objective.
   std::vector<std::size_t> free;
   std::vector<double> full;
   bool within = false;
@@ -73,7 +72,7 @@ double global_sum(const Problem& p, const std::vector<double>& x)
   return sum;
 }
 
-/// Each repeat group's log residuals about their mean: what a trend changes between the dates of
+/// Each repeat group's log residuals about their mean: what maturity changes between the dates of
 /// the same hardware running the same benchmark, whatever the model's error common to the group.
 std::vector<double> within_residuals(const Problem& p, const std::vector<double>& x)
 {
@@ -134,6 +133,9 @@ void minimise(Problem& problem, std::vector<double>& x, const std::vector<std::s
   problem.free = free;
   problem.within = within;
   for (int round = 0; round < 2; ++round) {
+    // BOBYQA may return a coordinate at its bound rounded just outside it, which its next start refuses.
+    for (std::size_t k = 0; k < free.size(); ++k)
+      y[k] = std::clamp(y[k], lower[k], upper[k]);
     problem.full = x;
     nlopt::opt optimizer(nlopt::LN_BOBYQA, static_cast<unsigned>(free.size()));
     optimizer.set_lower_bounds(lower);
@@ -153,49 +155,56 @@ void minimise(Problem& problem, std::vector<double>& x, const std::vector<std::s
   }
 }
 
-/// The trends' standard errors and flags from the within residuals (Gauss-Newton on them alone:
-/// each repeat group informs one trend, so the trends' normal matrix is diagonal).
-void trend_uncertainties(const Problem& p, CalibrationFitResult& result, const std::vector<std::size_t>& indices)
+std::vector<double> inverse_spd(std::vector<std::vector<double>> a);
+
+/// Maturity's standard errors and flags from the within residuals: Gauss-Newton on them alone, over
+/// the maturity parameters `indices` together (a young generation's repeats inform both its
+/// benchmark's fraction at launch and the pooled gap).
+void maturity_uncertainties(const Problem& p, CalibrationFitResult& result, const std::vector<std::size_t>& indices)
 {
   const auto& params = p.space.parameters();
   const auto r0 = within_residuals(p, result.x);
   double rss = 0;
   for (double r : r0)
     rss += r * r;
-  std::size_t trends_measured = 0;
-  std::vector<double> jtj(params.size(), 0.0);
-  std::vector<int> members(params.size(), 0);
-  for (std::size_t j : indices) {
+  const std::size_t n = indices.size();
+  std::vector<std::vector<double>> derivative(n);
+  std::vector<int> members(n, 0);
+  for (std::size_t a = 0; a < n; ++a) {
+    const std::size_t j = indices[a];
     const double h = 1e-5 * std::max(1.0, std::abs(result.x[j]));
     auto plus = result.x, minus = result.x;
     plus[j] += h;
     minus[j] -= h;
     const auto rp = within_residuals(p, plus), rm = within_residuals(p, minus);
     for (std::size_t k = 0; k < rp.size(); ++k) {
-      const double d = (rp[k] - rm[k]) / (2 * h);
-      jtj[j] += d * d;
+      derivative[a].push_back((rp[k] - rm[k]) / (2 * h));
+      if (std::abs(derivative[a].back()) > 1e-9)
+        ++members[a];
     }
-    for (const auto& group : p.repeats)
-      if (p.space.trend_label(model::to_string(p.cases[group.front()].benchmark)) == params[j].label)
-        members[j] += static_cast<int>(group.size());
-    if (members[j] > 0)
-      ++trends_measured;
   }
+  std::vector<std::vector<double>> jtj(n, std::vector<double>(n, 0.0));
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b)
+      for (std::size_t k = 0; k < r0.size(); ++k)
+        jtj[a][b] += derivative[a][k] * derivative[b][k];
+  const auto covariance = inverse_spd(jtj);
   const double dof = std::max(1.0, static_cast<double>(r0.size()) - static_cast<double>(p.repeats.size()) -
-                                       static_cast<double>(trends_measured));
+                                       static_cast<double>(n));
   const double sigma2 = rss / dof;
-  for (std::size_t j : indices) {
+  for (std::size_t a = 0; a < n; ++a) {
+    const std::size_t j = indices[a];
     FittedParameter& f = result.parameters[j];
-    f.results = members[j];
+    f.results = members[a];
     f.note.clear();
     f.identified = true;
-    const bool at_bound = at_a_bound(params[j], result.x[j]);
-    const double se_x = jtj[j] > 0 ? std::sqrt(sigma2 / jtj[j]) : 0.0;
+    const double variance = covariance[a * n + a];
+    const double se_x = std::isfinite(variance) ? std::sqrt(sigma2 * variance) : 0.0;
     f.standard_error = f.value * se_x;
-    if (members[j] == 0) {
+    if (members[a] == 0) {
       f.identified = false;
-      f.note = "no dated repeats: no trend measured";
-    } else if (at_bound) {
+      f.note = "no dated repeat depends on it: no maturity measured";
+    } else if (at_a_bound(params[j], result.x[j])) {
       f.identified = false;
       f.note = "at its bound";
     } else if (se_x > kUnidentifiedLogError) {
@@ -371,7 +380,7 @@ CalibrationFitResult fit_calibration(const ParameterSpace& space, const std::vec
                                      const std::vector<bool>& use, const std::vector<double>& start,
                                      bool uncertainties)
 {
-  Problem problem{space, cases, {}, prior_weights(space), 0, space.trend_repeat_groups(cases, use), {}, {}, false};
+  Problem problem{space, cases, {}, prior_weights(space), 0, space.repeat_groups(cases, use), {}, {}, false};
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (use.empty() || use[i])
       problem.used.push_back(i);
@@ -382,40 +391,18 @@ CalibrationFitResult fit_calibration(const ParameterSpace& space, const std::vec
   result.x = start.empty() ? space.start() : start;
   for (std::size_t j = 0; j < n; ++j)
     result.x[j] = std::clamp(result.x[j], space.parameters()[j].lower, space.parameters()[j].upper);
-  // The software trends are measured within the dated repeats only (the same benchmark on the same
-  // accelerator family and count at different dates); fitted on every result they would absorb any
-  // model error that happens to correlate with the date across different systems. A benchmark's
-  // own trend is measured on its repeats, the pooled trend on the repeats of every benchmark. The
-  // other parameters are fitted to every result with the trends held; the two alternate until settled.
-  const ParameterSpace pooled_space = space.all_pooled();
-  Problem own{space, cases, problem.used, problem.prior_weight, 0, {}, {}, {}, false};
-  Problem pooled{pooled_space, cases, problem.used, problem.prior_weight, 0, pooled_space.trend_repeat_groups(cases, use),
-                 {}, {}, false};
-  std::vector<std::size_t> others, own_trends, pooled_trend;
-  for (std::size_t j = 0; j < n; ++j) {
-    const auto& p = space.parameters()[j];
-    if (p.group != ParameterSpace::Group::SoftwareTrend) {
-      others.push_back(j);
-    } else if (p.label == model::kPooledSoftwareTrend) {
-      if (!pooled.repeats.empty())
-        pooled_trend.push_back(j);
-    } else {
-      bool measured = false;
-      for (const auto& group : problem.repeats)
-        if (space.trend_label(model::to_string(cases[group.front()].benchmark)) == p.label) {
-          own.repeats.push_back(group);
-          measured = true;
-        }
-      if (measured)
-        own_trends.push_back(j);
-    }
-  }
+  // Maturity is measured within the dated repeats only (the same benchmark on the same accelerator
+  // family and count at different dates); the other parameters are fitted to every result with
+  // maturity held; the two alternate until settled.
+  std::vector<std::size_t> others, maturity;
+  for (std::size_t j = 0; j < n; ++j)
+    (space.parameters()[j].group == ParameterSpace::Group::Maturity ? maturity : others).push_back(j);
+  Problem within{space, cases, problem.used, problem.prior_weight, 0, problem.repeats, {}, {}, false};
   minimise(problem, result.x, others, false);
-  if (!own_trends.empty() || !pooled_trend.empty())
-    for (int pass = 0; pass < 3; ++pass) {
+  if (!maturity.empty() && !within.repeats.empty())
+    for (int pass = 0; pass < 4; ++pass) {
       const auto before = result.x;
-      minimise(own, result.x, own_trends, true);
-      minimise(pooled, result.x, pooled_trend, true);
+      minimise(within, result.x, maturity, true);
       minimise(problem, result.x, others, false);
       double moved = 0;
       for (std::size_t j = 0; j < n; ++j)
@@ -423,22 +410,15 @@ CalibrationFitResult fit_calibration(const ParameterSpace& space, const std::vec
       if (moved < 1e-6)
         break;
     }
-  problem.evaluations += own.evaluations + pooled.evaluations;
+  problem.evaluations += within.evaluations;
   result.evaluations = problem.evaluations;
   result.parameters.resize(n);
   for (std::size_t j = 0; j < n; ++j)
     result.parameters[j].value = space.value_of(j, result.x);
   if (uncertainties) {
     add_uncertainties(problem, result);
-    std::vector<std::size_t> unmeasured;
-    for (std::size_t j = 0; j < n; ++j)
-      if (space.parameters()[j].group == ParameterSpace::Group::SoftwareTrend &&
-          std::find(own_trends.begin(), own_trends.end(), j) == own_trends.end() &&
-          std::find(pooled_trend.begin(), pooled_trend.end(), j) == pooled_trend.end())
-        unmeasured.push_back(j);
-    trend_uncertainties(own, result, own_trends);
-    trend_uncertainties(pooled, result, pooled_trend);
-    trend_uncertainties(own, result, unmeasured); // flagged: no dated repeats
+    if (!maturity.empty())
+      maturity_uncertainties(within, result, maturity);
   }
   return result;
 }

@@ -18,11 +18,13 @@
 /// 11-second 3584-GPU result at 58 s. The fit minimises the posterior's negative log (MAP):
 ///   sum_i rho(r_i) + kPriorResidualLogSd^2 sum_j (x_j / tau_j)^2   (rho: the robust loss, r^2 near 0)
 /// and its covariance adds the prior's information, (J^T W J + kPriorResidualLogSd^2 diag(1/tau^2))^-1.
-/// The software trends (ParameterSpace::Group::SoftwareTrend) are measured within the dated repeats
-/// only (ParameterSpace::trend_repeat_groups): they minimise the spread of each repeat group's log
+/// Software maturity (ParameterSpace::Group::Maturity) is measured within the dated repeats only
+/// (ParameterSpace::repeat_groups): its parameters minimise the spread of each repeat group's log
 /// residuals about the group's mean, the other parameters held, alternating with the fit of the
-/// others to every result, the trends held. Their standard errors come from the same within
-/// residuals; a trend without repeats stays where it starts (no trend) and is flagged.
+/// others to every result, maturity held. Fitted on every result it would absorb any model error
+/// that happens to correlate with the date across different systems. Its standard errors come from
+/// the same within residuals (Gauss-Newton on them); a benchmark without repeats keeps no maturity
+/// gap (1 at launch) and is flagged.
 
 #include "analysis/calibration/CalibrationCase.hpp"
 #include "analysis/calibration/CalibrationSurrogate.hpp"

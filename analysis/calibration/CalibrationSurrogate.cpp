@@ -2,7 +2,7 @@
 
 #include "analysis/calibration/ConvergenceFactors.hpp"
 #include "sim/model/Calibration.hpp"
-#include "sim/model/SoftwareTrend.hpp"
+#include "sim/model/SoftwareMaturity.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <algorithm>
@@ -22,48 +22,25 @@ constexpr double kMemoryLow = model::kMemoryRange.lower, kMemoryHigh = model::kM
 constexpr double kOverheadHighMin = units::to_minutes(model::kRunOverheadRange_s.upper), kOverheadStartMin = 1.0;
 constexpr double kStepOverheadHigh_s = model::kStepOverheadRange_s.upper, kStepOverheadStart_s = 0.01;
 constexpr double kLinkStart = 0.5;
-/// A trend starts at no trend (rho = 1): a trend no result informs stays none.
-constexpr double kTrendStart = model::kSoftwareTrendRange.upper;
+/// Maturity starts at none (1 at launch): a benchmark no repeat informs stays mature at every age.
+constexpr double kAtLaunchStart = model::kMaturityRange.upper, kGapStart = 0.5;
 
-ParameterSpace::Parameter trend_parameter(const std::string& label)
+ParameterSpace::Parameter maturity_parameter(const std::string& key, std::optional<model::Benchmark> benchmark,
+                                             double start)
 {
-  return {"software_trend." + label, ParameterSpace::Group::SoftwareTrend, label, std::log(kTrendStart),
-          std::log(model::kSoftwareTrendRange.lower), std::log(model::kSoftwareTrendRange.upper),
-          model::parse_benchmark(label)};
+  return {"maturity." + key, ParameterSpace::Group::Maturity, key, std::log(start),
+          std::log(model::kMaturityRange.lower), std::log(model::kMaturityRange.upper), benchmark};
+}
+
+/// The maturity parameters of `benchmarks` (at launch each) and the pooled gap.
+void add_maturity(std::vector<ParameterSpace::Parameter>& parameters, const std::set<model::Benchmark>& benchmarks)
+{
+  for (const auto b : benchmarks)
+    parameters.push_back(maturity_parameter(model::maturity_at_launch_key(b), b, kAtLaunchStart));
+  parameters.push_back(maturity_parameter(model::kMaturityGapKey, std::nullopt, kGapStart));
 }
 
 } // namespace
-
-std::set<std::string> benchmarks_with_own_trend(const std::vector<CalibrationCase>& cases, const std::vector<bool>& use)
-{
-  // Dated repeats: results whose benchmark, family and accelerator count were run at software dates
-  // at least kTrendRepeatSpanYears apart.
-  std::map<std::string, std::pair<double, double>> span; // group -> earliest, latest
-  auto group_of = [](const CalibrationCase& c) {
-    return model::to_string(c.benchmark) + "|" + c.family + "|" + std::to_string(c.accelerators);
-  };
-  auto used = [&](std::size_t i) { return (use.empty() || use[i]) && cases[i].software_year > 0; };
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (!used(i))
-      continue;
-    auto [it, fresh] = span.try_emplace(group_of(cases[i]), cases[i].software_year, cases[i].software_year);
-    it->second.first = std::min(it->second.first, cases[i].software_year);
-    it->second.second = std::max(it->second.second, cases[i].software_year);
-  }
-  std::map<std::string, int> repeats;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (!used(i))
-      continue;
-    const auto& [earliest, latest] = span.at(group_of(cases[i]));
-    if (latest - earliest >= model::kTrendRepeatSpanYears)
-      ++repeats[model::to_string(cases[i].benchmark)];
-  }
-  std::set<std::string> own;
-  for (const auto& [benchmark, n] : repeats)
-    if (n >= model::kOwnTrendMinResults)
-      own.insert(benchmark);
-  return own;
-}
 
 ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
 {
@@ -96,16 +73,11 @@ ParameterSpace::ParameterSpace(const std::vector<CalibrationCase>& cases)
   for (const auto b : benchmarks)
     parameters_.push_back({"step_overhead." + model::to_string(b), Group::StepOverhead, model::to_string(b),
                            kStepOverheadStart_s, 0.0, kStepOverheadHigh_s, b});
-  // The software trend, last so that the other parameters keep their places.
+  // Software maturity, last so that the other parameters keep their places.
   for (const auto& c : cases)
     reference_year_ = std::max(reference_year_, c.software_year);
-  if (reference_year_ > 0) {
-    own_trends_ = benchmarks_with_own_trend(cases);
-    for (const auto& g : own_trends_)
-      parameters_.push_back(trend_parameter(g));
-    parameters_.push_back(trend_parameter(model::kPooledSoftwareTrend));
-    has_pooled_trend_ = true;
-  }
+  if (reference_year_ > 0)
+    add_maturity(parameters_, benchmarks);
 }
 
 ParameterSpace ParameterSpace::for_training(const std::vector<CalibrationCase>& cases, const std::vector<bool>& use) const
@@ -117,12 +89,8 @@ ParameterSpace ParameterSpace::for_training(const std::vector<CalibrationCase>& 
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (use.empty() || use[i])
       fold.reference_year_ = std::max(fold.reference_year_, cases[i].software_year);
-  if (fold.reference_year_ <= 0) // no dated training case: the full set's date, no trend informed
+  if (fold.reference_year_ <= 0) // no dated training case: the full set's date, no maturity informed
     fold.reference_year_ = reference_year_;
-  fold.own_trends_.clear();
-  for (const auto& g : benchmarks_with_own_trend(cases, use))
-    if (own_trends_.contains(g))
-      fold.own_trends_.insert(g);
   return fold;
 }
 
@@ -135,30 +103,23 @@ ParameterSpace ParameterSpace::for_request(const CalibrationCase& request, const
   if (!space.convergence_factors_.empty())
     space.basis_ = ConvergenceBasis::Runs;
   if (request.software_year <= 0 || !calibration.software_reference_date ||
-      !calibration.software_trend_for(request.benchmark))
+      !calibration.maturity.contains(model::maturity_at_launch_key(request.benchmark)) ||
+      !calibration.maturity.contains(model::kMaturityGapKey))
     return space;
   space.reference_year_ = calibration.software_reference_date->year;
-  const std::string name = model::to_string(request.benchmark);
-  if (calibration.software_trend.contains(name)) {
-    space.own_trends_.insert(name);
-    space.parameters_.push_back(trend_parameter(name));
-  } else {
-    space.has_pooled_trend_ = true;
-    space.parameters_.push_back(trend_parameter(model::kPooledSoftwareTrend));
-  }
+  add_maturity(space.parameters_, {request.benchmark});
   return space;
 }
 
-std::vector<std::vector<std::size_t>> ParameterSpace::trend_repeat_groups(const std::vector<CalibrationCase>& cases,
-                                                                          const std::vector<bool>& use) const
+std::vector<std::vector<std::size_t>> ParameterSpace::repeat_groups(const std::vector<CalibrationCase>& cases,
+                                                                    const std::vector<bool>& use) const
 {
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
-    const std::string name = model::to_string(c.benchmark);
-    if ((!use.empty() && !use[i]) || c.software_year <= 0 || trend_label(name).empty())
+    if ((!use.empty() && !use[i]) || c.software_year <= 0 || !has_maturity())
       continue;
-    groups[name + "|" + c.family + "|" + std::to_string(c.accelerators)].push_back(i);
+    groups[model::to_string(c.benchmark) + "|" + c.family + "|" + std::to_string(c.accelerators)].push_back(i);
   }
   std::vector<std::vector<std::size_t>> repeats;
   for (auto& [key, members] : groups) {
@@ -167,26 +128,16 @@ std::vector<std::vector<std::size_t>> ParameterSpace::trend_repeat_groups(const 
       earliest = std::min(earliest, cases[i].software_year);
       latest = std::max(latest, cases[i].software_year);
     }
-    if (latest - earliest >= model::kTrendRepeatSpanYears)
+    if (latest - earliest >= model::kMaturityRepeatSpanYears)
       repeats.push_back(std::move(members));
   }
   return repeats;
 }
 
-ParameterSpace ParameterSpace::all_pooled() const
+double ParameterSpace::software_age_years(const CalibrationCase& c) const
 {
-  ParameterSpace pooled = *this;
-  pooled.own_trends_.clear();
-  return pooled;
-}
-
-std::string ParameterSpace::trend_label(const std::string& benchmark) const
-{
-  if (reference_year_ <= 0)
-    return "";
-  if (own_trends_.contains(benchmark))
-    return benchmark;
-  return has_pooled_trend_ ? model::kPooledSoftwareTrend : "";
+  return model::software_age_years(c.software_year > 0 ? c.software_year : reference_year_, c.generation_year,
+                                   c.benchmark);
 }
 
 std::vector<double> ParameterSpace::start() const
@@ -217,8 +168,8 @@ int ParameterSpace::index_of(const std::string& name) const
 model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std::vector<double>& x) const
 {
   double compute = kComputeStart, factor = model::kReferenceComputeFraction, memory = kMemoryStart, step_overhead = 0;
-  double rho = 1.0;
-  const std::string trend = c.software_year > 0 ? trend_label(model::to_string(c.benchmark)) : std::string();
+  double at_launch = 1.0, gap = 1.0;
+  const std::string at_launch_key = model::maturity_at_launch_key(c.benchmark);
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const auto& p = parameters_[i];
     if (p.group == Group::Compute && p.benchmark == c.benchmark)
@@ -229,17 +180,16 @@ model::Efficiency ParameterSpace::efficiency(const CalibrationCase& c, const std
       memory = std::exp(x[i]);
     else if (p.group == Group::StepOverhead && p.benchmark == c.benchmark)
       step_overhead = x[i];
-    else if (p.group == Group::SoftwareTrend && p.label == trend)
-      rho = std::exp(x[i]);
+    else if (p.group == Group::Maturity && p.label == at_launch_key)
+      at_launch = std::exp(x[i]);
+    else if (p.group == Group::Maturity && p.label == model::kMaturityGapKey)
+      gap = std::exp(x[i]);
   }
+  // As model::Calibration::efficiency_for: the mature fractions times the pair's maturity at its date.
+  const double maturity = has_maturity() ? model::software_maturity(at_launch, gap, software_age_years(c)) : 1.0;
   model::Efficiency efficiency;
-  efficiency.compute = std::min(model::kMaxComputeEfficiency, compute * factor);
-  efficiency.memory = memory;
-  if (!trend.empty()) { // as model::Calibration::efficiency_for at a software date
-    const double f = model::software_trend_factor(rho, c.software_year - reference_year_);
-    efficiency.compute = std::min(model::kMaxComputeEfficiency, efficiency.compute * f);
-    efficiency.memory = std::min(model::kMemoryRange.upper, efficiency.memory * f);
-  }
+  efficiency.compute = std::min(model::kMaxComputeEfficiency, compute * factor * maturity);
+  efficiency.memory = memory * maturity;
   efficiency.step_overhead_s = step_overhead;
   return efficiency;
 }

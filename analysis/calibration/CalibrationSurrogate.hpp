@@ -2,8 +2,9 @@
 /// The calibration's parameters and the surrogate that predicts a result's time to train for any
 /// parameter values from its one reference simulation (docs/CALIBRATION.md):
 ///
-///   e_c = min(1, compute[b] x generation[g] x f),  e_m = min(1, memory[b] x f),
-///   f = software_trend[b]^(d_ref - d) at the case's software date d (SoftwareTrend.hpp)
+///   e_c = min(1, compute[b] x generation[g] x m),  e_m = memory[b] x m,
+///   m = 1 - (1 - maturity[at_launch.b]) maturity[gap_kept_per_year]^age, the age of benchmark b on
+///       generation g at the case's software date d (SoftwareMaturity.hpp)
 ///   busy   = StepWork::busy_time_s(e_c, e_m)                                  exact (roofline kernels)
 ///   exposed = max(E0 r, K0 r - (K0 - E0) busy / busy0)                         communication: r = 1
 ///             for links measured by nccl-tests (held), f0 / f for a fitted scale-up link class;
@@ -33,12 +34,12 @@ namespace gpuscale::analysis {
 /// step overheads.
 class ParameterSpace {
 public:
-  enum class Group { Compute, Generation, Memory, Network, Overhead, StepOverhead, SoftwareTrend };
+  enum class Group { Compute, Generation, Memory, Network, Overhead, StepOverhead, Maturity };
   struct Parameter {
     std::string name; ///< e.g. compute.bert, generation.ampere, memory.bert, network.pcie, overhead.bert,
-                      ///< software_trend.llama2_70b_lora, software_trend.pooled
+                      ///< maturity.at_launch.bert, maturity.gap_kept_per_year
     Group group = Group::Compute;
-    std::string label; ///< benchmark name, generation or link class
+    std::string label; ///< benchmark name, generation, link class or maturity key (at_launch.bert)
     double start = 0, lower = 0, upper = 0; ///< in optimiser coordinates
     /// The benchmark of a compute, memory, overhead or step-overhead parameter.
     std::optional<model::Benchmark> benchmark;
@@ -47,36 +48,31 @@ public:
   /// One compute efficiency, memory efficiency and overhead per benchmark, one factor per generation
   /// other than the reference (hopper), and the fraction of each scale-up link class no measurement
   /// pins (kFittedLinkClasses); the other link fractions are nccl-tests', held.
-  /// With dated cases, one software trend per benchmark with at least model::kOwnTrendMinResults
-  /// dated repeats and a pooled one, measured on every benchmark's repeats, for the others
-  /// (SoftwareTrend.hpp); the reference date is the latest software date of the cases.
+  /// With dated cases, software maturity (SoftwareMaturity.hpp): one fraction at age 0 per benchmark
+  /// and one yearly gap fraction for all; the reference date is the latest software date of the cases.
   explicit ParameterSpace(const std::vector<CalibrationCase>& cases);
 
-  /// The same parameters, with the reference date and the benchmarks' own trends decided on the
-  /// cases `use` selects alone (a validation fold's training cases): what a user fitting on them
-  /// would have. Benchmarks that fall short use the pooled trend.
+  /// The same parameters, with the reference date decided on the cases `use` selects alone (a
+  /// validation fold's training cases): what a user fitting on them would have.
   ParameterSpace for_training(const std::vector<CalibrationCase>& cases, const std::vector<bool>& use) const;
 
-  /// The space a prediction from `calibration` runs in: `request`'s parameters, its benchmark's
-  /// trend as the calibration has it (own or pooled) and the calibration's reference date.
+  /// The space a prediction from `calibration` runs in: `request`'s parameters, the calibration's
+  /// maturity of its benchmark when the request is dated, and the calibration's reference date.
   static ParameterSpace for_request(const CalibrationCase& request, const model::Calibration& calibration);
 
   /// The dated repeats among the cases `use` selects (all when empty), grouped: each group holds the
   /// indices of the results of one benchmark, accelerator family and accelerator count whose software
-  /// dates span at least model::kTrendRepeatSpanYears, all of them using a trend parameter. The
-  /// software trends are measured on them alone (CalibrationFit.hpp).
-  std::vector<std::vector<std::size_t>> trend_repeat_groups(const std::vector<CalibrationCase>& cases,
-                                                            const std::vector<bool>& use = {}) const;
+  /// dates span at least model::kMaturityRepeatSpanYears. Maturity is measured on them alone
+  /// (CalibrationFit.hpp). None without maturity parameters.
+  std::vector<std::vector<std::size_t>> repeat_groups(const std::vector<CalibrationCase>& cases,
+                                                      const std::vector<bool>& use = {}) const;
 
-  /// The same space with every benchmark on the pooled trend: what the pooled trend is measured in
-  /// (on the dated repeats of every benchmark).
-  ParameterSpace all_pooled() const;
-
-  /// d_ref as a decimal year (0: no trend applies).
+  /// d_ref as a decimal year (0: undated cases, no maturity).
   double reference_year() const { return reference_year_; }
-  /// The trend label `benchmark` uses ("" when the space has no trend).
-  std::string trend_label(const std::string& benchmark) const;
-  std::string trend_label(model::Benchmark benchmark) const { return trend_label(model::to_string(benchmark)); }
+  /// Whether the space has maturity parameters.
+  bool has_maturity() const { return reference_year_ > 0; }
+  /// The case's software age (SoftwareMaturity.hpp) at its own date, or at the reference date when undated.
+  double software_age_years(const CalibrationCase& c) const;
 
   const std::vector<Parameter>& parameters() const { return parameters_; }
   std::size_t size() const { return parameters_.size(); }
@@ -121,16 +117,9 @@ public:
 private:
   std::vector<Parameter> parameters_;
   double reference_year_ = 0;
-  std::set<std::string> own_trends_; ///< benchmarks with their own trend parameter in use
-  bool has_pooled_trend_ = false;
   ConvergenceBasis basis_ = ConvergenceBasis::Table;
   std::vector<model::ConvergenceFactor> convergence_factors_; ///< Runs only
 };
-
-/// The benchmarks with at least model::kOwnTrendMinResults dated repeats among the cases `use`
-/// selects (all when empty): those that fit their own software trend.
-std::set<std::string> benchmarks_with_own_trend(const std::vector<CalibrationCase>& cases,
-                                                 const std::vector<bool>& use = {});
 
 /// "runs", "table".
 std::string to_string(ParameterSpace::ConvergenceBasis basis);

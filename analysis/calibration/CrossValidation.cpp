@@ -1,7 +1,7 @@
 #include "analysis/calibration/CrossValidation.hpp"
 
 #include "analysis/calibration/CalibrationFit.hpp"
-#include "sim/model/SoftwareTrend.hpp"
+#include "sim/model/SoftwareMaturity.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -35,11 +35,11 @@ std::vector<double> refit_fold(const ParameterSpace& space, const std::vector<Ca
   // Parameters only the left-out cases inform get no data: they stay at the space's neutral start
   // (generation factor 1: the catalog datasheet alone), not at the full fit's value.
   std::vector<double> warm = start;
-  // The reference date and the benchmarks' own trends as the training cases alone decide them.
+  // The reference date as the training cases alone decide it.
   const ParameterSpace fold_space =
       space.for_training(cases, use).with_convergence_basis(space.convergence_basis(), cases, use);
   const auto neutral = fold_space.start();
-  const auto repeats = fold_space.trend_repeat_groups(cases, use); // what measures a trend
+  const auto repeats = fold_space.repeat_groups(cases, use); // what measures maturity
   for (std::size_t j = 0; j < fold_space.size(); ++j) {
     const auto& p = fold_space.parameters()[j];
     bool informed = false;
@@ -54,13 +54,12 @@ std::vector<double> refit_fold(const ParameterSpace& space, const std::vector<Ca
         case ParameterSpace::Group::StepOverhead: informed = p.benchmark == c.benchmark; break;
         case ParameterSpace::Group::Generation: informed = c.generation == p.label; break;
         case ParameterSpace::Group::Network: informed = c.scale_up_link == p.label; break;
-        case ParameterSpace::Group::SoftwareTrend: informed = false; break; // by the repeats, below
+        case ParameterSpace::Group::Maturity: informed = false; break; // by the repeats, below
       }
     }
-    if (p.group == ParameterSpace::Group::SoftwareTrend)
-      for (const auto& group : repeats)
-        informed = informed || p.label == model::kPooledSoftwareTrend || // measured on every benchmark's repeats
-                   fold_space.trend_label(cases[group.front()].benchmark) == p.label;
+    if (p.group == ParameterSpace::Group::Maturity)
+      for (const auto& group : repeats) // the gap by every benchmark's repeats, at launch by its own
+        informed = informed || !p.benchmark || p.benchmark == cases[group.front()].benchmark;
     if (!informed)
       warm[j] = neutral[j];
   }

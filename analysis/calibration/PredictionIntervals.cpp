@@ -36,7 +36,7 @@ const model::CalibratedValue* calibrated_value(const model::Calibration& calibra
     case Group::Network: return in(calibration.network, p.label);
     case Group::Overhead: return in(calibration.overhead_s, *p.benchmark);
     case Group::StepOverhead: return in(calibration.step_overhead_s, *p.benchmark);
-    case Group::SoftwareTrend: return in(calibration.software_trend, p.label);
+    case Group::Maturity: return in(calibration.maturity, p.label);
   }
   return nullptr;
 }

@@ -26,7 +26,7 @@ struct CalibrateOptions {
   std::string reference_path; ///< "": the embedded calibration
   int workers = 2;
   int max_accelerators = 0;
-  mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::None; ///< opt-in (docs/CALIBRATION.md)
+  mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::FirstRun; ///< software maturity (docs/CALIBRATION.md)
   /// Each result fitted at its own runs' samples, predictions at the measured convergence factors.
   analysis::ParameterSpace::ConvergenceBasis convergence = analysis::ParameterSpace::ConvergenceBasis::Runs;
   bool list_excluded = false;
@@ -148,10 +148,10 @@ void run_calibrate(const CalibrateOptions& options)
                     (options.convergence != analysis::ParameterSpace::ConvergenceBasis::Runs
                          ? " --convergence " + analysis::to_string(options.convergence)
                          : "") +
-                    (options.software_date != mlperf::SoftwareDateSource::None
+                    (options.software_date != mlperf::SoftwareDateSource::FirstRun
                          ? " --software-date " + mlperf::to_string(options.software_date)
                          : "");
-  summary.data = "MLPerf Training v3.0-v4.1 closed division (shared/mlperf: scores and trimmed MLLOG logs), " +
+  summary.data = "MLPerf Training " + round_span(set.entries) + " closed division (shared/mlperf: scores and trimmed MLLOG logs), " +
                  std::to_string(set.cases.size()) + " results";
   calibration.intervals =
       analysis::interval_model(analysis::validation_mode_residuals(space, set.cases, left_out, calibration), set.cases);

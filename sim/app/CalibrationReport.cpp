@@ -1,8 +1,8 @@
 #include "sim/app/CalibrationReport.hpp"
 
+#include "analysis/calibration/ValidationSplit.hpp"
 #include "analysis/maths/IsotonicRegression.hpp"
 #include "sim/config/CalibrationReader.hpp"
-#include "sim/model/SoftwareTrend.hpp"
 
 #include <fmt/format.h>
 
@@ -35,15 +35,14 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
       case Group::Network: calibration.network[p.label] = value; break;
       case Group::Overhead: calibration.overhead_s[*p.benchmark] = value; break;
       case Group::StepOverhead: calibration.step_overhead_s[*p.benchmark] = value; break;
-      case Group::SoftwareTrend: calibration.software_trend[p.label] = value; break;
+      case Group::Maturity: calibration.maturity[p.label] = value; break;
     }
   }
   if (space.reference_year() > 0) {
     calibration.software_reference_date = model::SoftwareDate{space.reference_year()};
-    if (auto pooled = calibration.software_trend.find(model::kPooledSoftwareTrend);
-        pooled != calibration.software_trend.end() && pooled->second.identified && pooled->second.note.empty())
-      pooled->second.note = "measured on the dated repeats of every benchmark; used by benchmarks with fewer "
-                            "than " + std::to_string(model::kOwnTrendMinResults) + " of their own";
+    if (auto gap = calibration.maturity.find(model::kMaturityGapKey);
+        gap != calibration.maturity.end() && gap->second.identified && gap->second.note.empty())
+      gap->second.note = "measured on the dated repeats of every benchmark";
   }
   return calibration;
 }
@@ -81,6 +80,18 @@ std::optional<model::SoftwareDate> latest_round_date(const std::vector<model::Ml
     if (const auto date = model::mlperf_round_date(e.round); date && (!latest || *date > *latest))
       latest = date;
   return latest;
+}
+
+std::string round_span(const std::vector<model::MlperfEntry>& entries)
+{
+  std::string first, last;
+  for (const auto& e : entries) {
+    if (first.empty() || analysis::round_before(e.round, first))
+      first = e.round;
+    if (last.empty() || analysis::round_before(last, e.round))
+      last = e.round;
+  }
+  return first == last ? first : first + "-" + last;
 }
 
 std::string format_parameter_table(const model::Calibration& c)

@@ -30,8 +30,12 @@ model::Calibration calibration_from_fit(const analysis::ParameterSpace& space,
 std::vector<model::BatchSizePoint> batch_size_rules(const std::vector<model::MlperfEntry>& entries);
 
 /// The date of the latest MLPerf round among `entries` (model::mlperf_round_date); nullopt when none
-/// names a round. What a calibration without a software trend records as its software_reference_date.
+/// names a round. What a calibration of undated results records as its software_reference_date.
 std::optional<model::SoftwareDate> latest_round_date(const std::vector<model::MlperfEntry>& entries);
+
+/// "v3.0-v5.0": the earliest and the latest round among `entries` (analysis::round_before); one
+/// round alone when they are the same, "" when there is none.
+std::string round_span(const std::vector<model::MlperfEntry>& entries);
 
 /// Writes `calibration` to `path` (format_calibration) through a temporary file renamed over it, so a
 /// failure never leaves half a file.

@@ -1,6 +1,6 @@
 #pragma once
 /// `--software-date first-run|round|none`, shared by calibrate and validate: how each MLPerf result is
-/// dated for the software trend (mlperf::SoftwareDateSource; docs/CALIBRATION.md, "Software trend").
+/// dated for software maturity (mlperf::SoftwareDateSource; docs/CALIBRATION.md, "Software maturity").
 
 #include "sim/mlperf/CalibrationCases.hpp"
 

@@ -33,7 +33,7 @@ struct ValidateOptions {
   std::string plot_path;
   int workers = 2;
   int max_accelerators = 0;
-  mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::None; ///< opt-in (docs/CALIBRATION.md)
+  mlperf::SoftwareDateSource software_date = mlperf::SoftwareDateSource::FirstRun; ///< software maturity (docs/CALIBRATION.md)
   /// Each result fitted at its own runs' samples, predictions at the measured convergence factors.
   analysis::ParameterSpace::ConvergenceBasis convergence = analysis::ParameterSpace::ConvergenceBasis::Runs;
   double max_median_ape_pct = 0; ///< > 0: exit 1 when the LOSO median APE exceeds it
@@ -151,16 +151,17 @@ void print_error_summaries(const LeftOutErrors& e)
     print_summary_row(name, apes);
 }
 
-/// The software trends of the full fit and of the leave-round-out fit (the earlier rounds alone), with
-/// their 1-sigma: what the latest round is extrapolated with.
-void print_software_trends(const analysis::ParameterSpace& space, const std::vector<analysis::CalibrationCase>& cases,
+/// Software maturity of the full fit and of the leave-round-out fit (the earlier rounds alone), with
+/// its 1-sigma: what the latest round is extrapolated with.
+void print_software_maturity(const analysis::ParameterSpace& space, const std::vector<analysis::CalibrationCase>& cases,
                            const std::vector<double>& fit_x)
 {
   if (space.reference_year() <= 0)
     return;
   const auto full = analysis::fit_calibration(space, cases, {}, fit_x, true);
   const auto folds = analysis::validation_folds(analysis::ValidationMode::LeaveRoundOut, cases);
-  fmt::print("\nSoftware trend (maturity fraction per year; the efficiency a year earlier over today's; 1: none)\n");
+  fmt::print("\nSoftware maturity (at_launch: fraction of the mature efficiency at age 0; gap_kept_per_year: the\n"
+             "fraction of the gap to mature left a year later; 1: none)\n");
   fmt::print("  {:<30} {:>24} {:>34}\n", "", "all results", "leave_round_out (earlier rounds)");
   std::optional<analysis::CalibrationFitResult> fold_fit;
   std::optional<analysis::ParameterSpace> fold_space;
@@ -172,16 +173,16 @@ void print_software_trends(const analysis::ParameterSpace& space, const std::vec
              fold_space ? model::to_string(model::SoftwareDate{fold_space->reference_year()}) : std::string("-"));
   for (std::size_t j = 0; j < space.size(); ++j) {
     const auto& p = space.parameters()[j];
-    if (p.group != analysis::ParameterSpace::Group::SoftwareTrend)
+    if (p.group != analysis::ParameterSpace::Group::Maturity)
       continue;
     auto cell = [](const analysis::FittedParameter& f) {
       return fmt::format("{:.4f} +- {:.4f} ({} results{})", f.value, f.standard_error, f.results,
                          f.identified ? "" : ", " + f.note);
     };
-    // A trend the fold measures no repeat of is not used there (its results take the pooled trend).
+    // A parameter the fold measures no repeat of stays at no maturity gap there.
     const bool used = fold_fit && fold_fit->parameters[j].results > 0;
     fmt::print("  {:<30} {:>24} {:>34}\n", p.name, cell(full.parameters[j]),
-               used ? cell(fold_fit->parameters[j]) : std::string("not used: no dated repeats, pooled"));
+               used ? cell(fold_fit->parameters[j]) : std::string("no dated repeats"));
   }
 }
 
@@ -220,7 +221,7 @@ void run_validate(const ValidateOptions& options)
     write_calibration_file(options.write_intervals_path, updated);
     fmt::print("intervals  written to {}\n", options.write_intervals_path);
   }
-  print_software_trends(space, cases, fit.x);
+  print_software_maturity(space, cases, fit.x);
   print_baseline_comparison(analysis::compare_with_regression(cases, left_out));
   const analysis::StepRateCheck rates = analysis::check_step_rates(cases);
   fmt::print("\nStep rate: the simulated step (this calibration, no fit) against the rate the logs show each result\n"

@@ -45,12 +45,13 @@ std::string shape_text(const model::Kernel& kernel)
       kernel.shape);
 }
 
-/// The efficiencies a timed kernel is priced at: those of its workload's benchmark on `generation`.
+/// The efficiencies a timed kernel is priced at: those of its workload's benchmark on `gpu`, at the
+/// calibration's reference date.
 model::Efficiency efficiency_of(const model::KernelTiming& timing, const model::Calibration& calibration,
-                                const std::string& generation, std::optional<model::Benchmark> fallback)
+                                const model::GpuType& gpu, std::optional<model::Benchmark> fallback)
 {
   const auto benchmark = timing.workload.empty() ? fallback : model::parse_benchmark(timing.workload);
-  return calibration.efficiency_for(benchmark, generation);
+  return calibration.efficiency_for(benchmark, gpu.generation, gpu.generation_available_year);
 }
 
 std::string microseconds(double seconds) { return fmt::format("{:.2f} us", seconds * 1e6); }
@@ -88,7 +89,7 @@ void kernels(const KernelsOptions& options)
       fmt::print("  note: the GPU timed has {} SMs, the catalog's {} has {}: the products are quantised over the "
                  "catalog's\n", value, gpu.name, gpu.compute_units);
   }
-  const model::Efficiency synthetic = calibration.efficiency_for(fallback, gpu.generation);
+  const model::Efficiency synthetic = calibration.efficiency_for(fallback, gpu.generation, gpu.generation_available_year);
   fmt::print("model: {} calibration, each kernel at its workload's benchmark efficiencies on {}, kernels of no "
              "workload at compute {:.3g} and memory {:.3g} ({}); {} per kernel launched from a CUDA graph\n",
              options.calibration_path.empty() ? "the embedded" : options.calibration_path, gpu.generation,
@@ -103,7 +104,7 @@ void kernels(const KernelsOptions& options)
                "pass", "micro", "shape", "measured", "model", "ratio", "roof");
   for (const auto& timing : timings.timings) {
     const auto modelled =
-        engine::model_timed_kernel(timing, gpu, efficiency_of(timing, calibration, gpu.generation, fallback));
+        engine::model_timed_kernel(timing, gpu, efficiency_of(timing, calibration, gpu, fallback));
     analysis::KernelTimingPoint p;
     p.source = timing.source;
     p.op = timing.kernel.op_name();

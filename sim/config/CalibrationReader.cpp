@@ -39,6 +39,17 @@ std::string benchmark_keys()
   return text;
 }
 
+/// Whether `name` is a maturity parameter: gap_kept_per_year or at_launch.<benchmark> (SoftwareMaturity.hpp).
+bool known_maturity_key(const std::string& name)
+{
+  if (name == model::kMaturityGapKey)
+    return true;
+  for (const auto benchmark : model::all_benchmarks())
+    if (name == model::maturity_at_launch_key(benchmark))
+      return true;
+  return false;
+}
+
 std::string unknown_benchmark(const std::string& name)
 {
   return "unknown benchmark '" + name + "' (known: " + benchmark_keys() + ")";
@@ -72,6 +83,13 @@ void read_group(MappingReader& parent, const std::string& key, bool seconds, std
   for (auto it = node->begin(); it != node->end(); ++it) {
     const std::string name = it->first.Scalar();
     const auto parsed = parse_key(name, it->first, group, static_cast<const Key*>(nullptr));
+    if (key == "maturity" && !known_maturity_key(name)) {
+      report(group.diagnostics(), group.file(), it->first, group.path_of(name),
+             "unknown maturity parameter '" + name + "' (known: " + model::kMaturityGapKey +
+                 ", at_launch.<benchmark> with " + benchmark_keys() + ")");
+      (void)group.child(name, Presence::Optional);
+      continue;
+    }
     const auto value = read_value(MappingReader(it->second, parent.file(), group.path_of(name), parent.diagnostics()),
                                   seconds, range);
     if (parsed)
@@ -81,7 +99,7 @@ void read_group(MappingReader& parent, const std::string& key, bool seconds, std
   group.finish();
 }
 
-/// software_reference_date: "YYYY-MM-DD" (model::parse_software_date), required with software_trend.
+/// software_reference_date: "YYYY-MM-DD" (model::parse_software_date), required with maturity.
 void read_software_reference_date(MappingReader& parent, model::Calibration& calibration)
 {
   if (auto text = parent.text("software_reference_date", Presence::Optional)) {
@@ -90,10 +108,21 @@ void read_software_reference_date(MappingReader& parent, model::Calibration& cal
     else
       parent.error("software_reference_date", "expected " + std::string(model::kSoftwareDateForms) + ", got '" +
                                                   *text + "'");
-  } else if (!calibration.software_trend.empty()) {
-    parent.error("software_trend", "a software trend needs the date it is relative to (software_reference_date: "
-                                   "YYYY-MM-DD)");
+  } else if (!calibration.maturity.empty()) {
+    parent.error("maturity", "software maturity needs the date predictions default to (software_reference_date: "
+                             "YYYY-MM-DD)");
   }
+}
+
+/// maturity: the gap with at least one at_launch (SoftwareMaturity.hpp); unknown keys are reported
+/// where they stand (read_group).
+void check_maturity(MappingReader& parent, const model::Calibration& calibration)
+{
+  bool any_at_launch = false;
+  for (const auto& [name, value] : calibration.maturity)
+    any_at_launch = any_at_launch || name != model::kMaturityGapKey;
+  if (!calibration.maturity.empty() && (!any_at_launch || !calibration.maturity.contains(model::kMaturityGapKey)))
+    parent.error("maturity", "software maturity needs gap_kept_per_year and at least one at_launch.<benchmark>");
 }
 
 /// Each entry of the sequence `key` of `parent`, a mapping with a required `benchmark`: `read(entry,
@@ -291,6 +320,7 @@ model::Calibration read_calibration_text(const std::string& text, const std::str
       model::Calibration::for_each_group(calibration, [&](const char* key, auto& values, bool seconds) {
         read_group(c, key, seconds, values);
       });
+      check_maturity(c, calibration);
       read_software_reference_date(c, calibration);
       read_batch_sizes(c, calibration.batch_sizes);
       read_convergence_factors(c, calibration.convergence_factors);

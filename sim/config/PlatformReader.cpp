@@ -74,6 +74,7 @@ public:
       read_cluster(MappingReader(*cluster, path, "/cluster", diagnostics_));
     top.finish();
     check_references();
+    model::derive_generation_available_years(platform_.gpu_types);
   }
 
   /// A catalog file on its own: its entries are checked, references between catalog files are not.
@@ -85,6 +86,7 @@ public:
     MappingReader top(*root, path, "", diagnostics_);
     read_catalog_sections(top);
     top.finish();
+    model::derive_generation_available_years(platform_.gpu_types);
   }
 
 private:

@@ -157,7 +157,7 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
     else
       scenario.error("software_date", "expected " + std::string(model::kSoftwareDateForms) + ", got '" + *date + "'");
     if (s.efficiency_given)
-      scenario.error("software_date", "software_date moves the calibration's efficiencies along its software trend; "
+      scenario.error("software_date", "software_date sets the calibration's efficiencies by its software maturity; "
                                       "this scenario states its own efficiency:");
   }
   if (auto simgrid = scenario.child("simgrid", Presence::Optional))

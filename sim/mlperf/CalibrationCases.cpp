@@ -98,7 +98,9 @@ analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const r
     const auto& node = scenario.resolved.platform.node_type_of_group(used.front().group);
     const auto link_class = model::scale_up_link_class(node.fabric);
     c.scale_up_link = model::to_string(link_class);
-    c.reference_link_fraction = s.links.of(link_class, scenario.resolved.platform.gpu_type_of(node).generation);
+    const auto& gpu = scenario.resolved.platform.gpu_type_of(node);
+    c.reference_link_fraction = s.links.of(link_class, gpu.generation);
+    c.generation_year = gpu.generation_available_year;
   }
   c.work = engine::decompose_step(scenario.resolved);
   c.iteration_s = r.iter_time_s;

@@ -27,7 +27,7 @@ using CaseProgress = std::function<void(const char* what, std::size_t done, std:
 enum class SoftwareDateSource {
   FirstRun, ///< the UTC day its earliest run started (MLLOG run_start): when its software actually ran
   Round,    ///< its round's date (model::mlperf_round_date)
-  None,     ///< undated: no software trend is fitted
+  None,     ///< undated: no software maturity is fitted
 };
 /// "first-run", "round", "none".
 std::string to_string(SoftwareDateSource source);
@@ -38,8 +38,8 @@ struct CaseOptions {
   int workers = 2;
   int max_accelerators = 0; ///< 0: no limit; else results on more accelerators are left out
   CaseProgress progress;    ///< empty: silent
-  /// Undated by default: the trend is opt-in (it does not validate better, docs/CALIBRATION.md).
-  SoftwareDateSource software_date = SoftwareDateSource::None;
+  /// Dated by the first run: software maturity is fitted (docs/CALIBRATION.md).
+  SoftwareDateSource software_date = SoftwareDateSource::FirstRun;
 };
 
 struct CaseSet {

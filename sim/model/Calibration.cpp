@@ -1,6 +1,6 @@
 #include "sim/model/Calibration.hpp"
 
-#include "sim/model/SoftwareTrend.hpp"
+#include "sim/model/SoftwareMaturity.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 namespace gpuscale::model {
 
 Efficiency Calibration::efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation_name,
-                                       std::optional<SoftwareDate> software_date) const
+                                       double generation_year, std::optional<SoftwareDate> software_date) const
 {
   Efficiency efficiency;
   if (!benchmark)
@@ -21,47 +21,39 @@ Efficiency Calibration::efficiency_for(std::optional<Benchmark> benchmark, const
   if (g == generation.end()) // an uncalibrated generation: the reference generation's fraction
     g = generation.find(kReferenceGeneration);
   const double factor = g != generation.end() ? g->second.value : kReferenceComputeFraction;
+  const double maturity = maturity_factor(*benchmark, generation_year, software_date);
   if (c != compute.end())
-    efficiency.compute = std::min(kMaxComputeEfficiency, c->second.value * factor);
+    efficiency.compute = std::min(kMaxComputeEfficiency, c->second.value * factor * maturity);
   if (const auto m = memory.find(*benchmark); m != memory.end())
-    efficiency.memory = m->second.value;
+    efficiency.memory = m->second.value * maturity;
   if (const auto o = step_overhead_s.find(*benchmark); o != step_overhead_s.end())
     efficiency.step_overhead_s = o->second.value;
-  if (software_date) {
-    const double f = software_factor(*benchmark, *software_date);
-    efficiency.compute = std::min(kMaxComputeEfficiency, efficiency.compute * f);
-    efficiency.memory = std::min(kMemoryRange.upper, efficiency.memory * f);
-  }
   return efficiency;
 }
 
-std::optional<double> Calibration::software_trend_for(Benchmark benchmark) const
+double Calibration::maturity_factor(Benchmark benchmark, double generation_year, std::optional<SoftwareDate> date) const
 {
-  if (const auto own = software_trend.find(to_string(benchmark)); own != software_trend.end())
-    return own->second.value;
-  if (const auto pooled = software_trend.find(kPooledSoftwareTrend); pooled != software_trend.end())
-    return pooled->second.value;
-  return std::nullopt;
-}
-
-double Calibration::software_factor(Benchmark benchmark, SoftwareDate date) const
-{
-  const auto rho = software_trend_for(benchmark);
-  if (!rho || !software_reference_date)
+  const auto at_launch = maturity.find(maturity_at_launch_key(benchmark));
+  const auto gap = maturity.find(kMaturityGapKey);
+  if (at_launch == maturity.end() || gap == maturity.end())
     return 1.0;
-  return software_trend_factor(*rho, date.year - software_reference_date->year);
+  if (!date)
+    date = software_reference_date;
+  if (!date) // a maturity without its date cannot be read (the reader requires one)
+    return 1.0;
+  return software_maturity(at_launch->second.value, gap->second.value,
+                           software_age_years(date->year, generation_year, benchmark));
 }
 
 std::optional<std::string> Calibration::software_date_problem(SoftwareDate date) const
 {
-  if (software_trend.empty() || !software_reference_date ||
-      date.year - software_reference_date->year <= kSoftwareTrendHorizonYears)
-    return std::nullopt; // without a trend nothing is extrapolated: every date runs at the reference efficiencies
+  if (!software_reference_date || date.year - software_reference_date->year <= kSoftwareDateHorizonYears)
+    return std::nullopt;
   char years[32];
   std::snprintf(years, sizeof years, "%.1f", date.year - software_reference_date->year);
   return "software date " + to_string(date) + " is " + years + " years after the calibration's reference date " +
-         to_string(*software_reference_date) + ": the software trend is extrapolated at most " +
-         std::to_string(static_cast<int>(kSoftwareTrendHorizonYears)) + " years";
+         to_string(*software_reference_date) + ": software maturity is extrapolated at most " +
+         std::to_string(static_cast<int>(kSoftwareDateHorizonYears)) + " years";
 }
 
 LinkFractions Calibration::link_fractions() const
@@ -157,8 +149,8 @@ ParameterRange parameter_range(const std::string& key)
     return kStepOverheadRange_s;
   if (key == "overhead")
     return kRunOverheadRange_s;
-  if (key == "software_trend")
-    return kSoftwareTrendRange;
+  if (key == "maturity")
+    return kMaturityRange;
   throw std::invalid_argument("no calibration parameter group '" + key + "'");
 }
 

@@ -9,13 +9,16 @@
 ///   collective costs    collective[fixed, simple_step]    seconds (LinkFractions)
 ///   step               += step_overhead[benchmark] seconds (per-step cost the step model lacks)
 ///   time to train      += overhead[benchmark] seconds      (per-run cost the step model lacks)
-///   at software date d   e_c, e_m x software_trend[benchmark]^(d_ref - d), capped at 1 (SoftwareTrend.hpp)
+///   at software date d   e_c, e_m x m(age of the benchmark on the generation at d)  (SoftwareMaturity.hpp):
+///                        compute and generation are the mature fractions, maturity[...] how far
+///                        software is from them; without a date, d is the reference date
 
 #include "sim/model/Benchmark.hpp"
 #include "sim/model/Platform.hpp"
 #include "sim/model/PredictionInterval.hpp"
 #include "sim/model/Scenario.hpp"
 #include "sim/model/SoftwareDate.hpp"
+#include "sim/model/SoftwareMaturity.hpp"
 
 #include <map>
 #include <optional>
@@ -102,7 +105,7 @@ inline std::string key_text(Benchmark benchmark) { return to_string(benchmark); 
 inline const std::string& key_text(const std::string& name) { return name; }
 
 struct Calibration {
-  BenchmarkValues compute;  ///< benchmark -> e_c on the reference generation (hopper)
+  BenchmarkValues compute;  ///< benchmark -> mature e_c on the reference generation (hopper)
   NamedValues generation;   ///< accelerator generation -> factor (hopper: 1)
   BenchmarkValues memory;   ///< benchmark -> e_m
   /// Link class (optionally @generation) or "nvls" -> usable fraction of the line rate. Measured by
@@ -116,13 +119,12 @@ struct Calibration {
   NamedValues choices;
   BenchmarkValues overhead_s;      ///< benchmark -> seconds added to every run
   BenchmarkValues step_overhead_s; ///< benchmark -> seconds added to every step
-  /// Benchmark name (or kPooledSoftwareTrend) -> maturity fraction per year rho in (0, 1]
-  /// (SoftwareTrend.hpp). Empty: no trend, every date runs at the reference efficiencies.
-  NamedValues software_trend;
-  /// d_ref: the software date the efficiencies above are at (the latest of the calibration results:
-  /// their first-run dates with a trend, the latest round's date without one). Required with
-  /// software_trend; without a trend it only tells predict that a later date is an extrapolation
-  /// (interval later_round).
+  /// Software maturity (SoftwareMaturity.hpp): "at_launch.<benchmark>" -> m0 in (0, 1], and
+  /// "gap_kept_per_year" -> k in (0, 1]. Empty: no maturity, every date runs at the mature efficiencies.
+  NamedValues maturity;
+  /// d_ref: the software date a prediction without a date is for (the latest first-run date of the
+  /// calibration results, or the latest round's date when they are undated); later dates are
+  /// extrapolations (interval later_round).
   std::optional<SoftwareDate> software_reference_date;
   std::vector<BatchSizePoint> batch_sizes;           ///< sorted by benchmark, then accelerators (increasing)
   /// Empty: a calibration fitted at the convergence tables' samples, which predicts at them.
@@ -145,22 +147,22 @@ struct Calibration {
     visit("choices", self.choices, false);
     visit("overhead", self.overhead_s, true);
     visit("step_overhead", self.step_overhead_s, true);
-    visit("software_trend", self.software_trend, false);
+    visit("maturity", self.maturity, false);
   }
 
-  /// Efficiencies for `benchmark` on accelerators of `generation`. Unknown generation: factor 1
-  /// (the caller may say so). No benchmark (a workload that is not an MLPerf benchmark), or one the
-  /// calibration lacks: Efficiency's defaults. With `software_date`, compute and memory move by
-  /// software_factor (capped at 1); without it they are the reference date's, exactly.
-  Efficiency efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation,
+  /// Efficiencies for `benchmark` on accelerators of `generation`, whose first part became available
+  /// at `generation_year` (decimal year, 0 unknown: counted from the benchmark's start alone), at
+  /// `software_date` (the reference date when nullopt). Unknown generation: the reference
+  /// generation's factor (the caller may say so). No benchmark (a workload that is not an MLPerf
+  /// benchmark), or one the calibration lacks: Efficiency's defaults.
+  Efficiency efficiency_for(std::optional<Benchmark> benchmark, const std::string& generation, double generation_year,
                             std::optional<SoftwareDate> software_date = std::nullopt) const;
-  /// The trend of `benchmark`: its own, else the pooled one; nullopt when the calibration has none.
-  std::optional<double> software_trend_for(Benchmark benchmark) const;
-  /// The factor kernel efficiencies of `benchmark` move by at `date` (SoftwareTrend.hpp); 1 without
-  /// a trend.
-  double software_factor(Benchmark benchmark, SoftwareDate date) const;
-  /// Why `date` cannot be predicted for (beyond the trend's horizon); nullopt when it can, and always
-  /// without a trend (nothing is extrapolated).
+  /// m(age) of `benchmark` on a generation available since `generation_year` at `date` (the
+  /// reference date when nullopt): the factor the mature compute and memory efficiencies are
+  /// multiplied by; 1 without maturity parameters.
+  double maturity_factor(Benchmark benchmark, double generation_year, std::optional<SoftwareDate> date) const;
+  /// Why `date` cannot be predicted for (beyond kSoftwareDateHorizonYears after the reference date);
+  /// nullopt when it can.
   std::optional<std::string> software_date_problem(SoftwareDate date) const;
   /// The link fractions and collective costs of `network` and `collective` (no what-ifs).
   LinkFractions link_fractions() const;
@@ -199,8 +201,9 @@ inline constexpr ParameterRange kChoiceRange{0.0, 1.0};             ///< choices
 inline constexpr const char* kSharpOnInfinibandChoice = "sharp_on_infiniband";
 inline constexpr ParameterRange kStepOverheadRange_s{0.0, 2.0};  ///< step_overhead[benchmark], seconds
 inline constexpr ParameterRange kRunOverheadRange_s{0.0, 1800.0}; ///< overhead[benchmark], seconds
-/// software_trend[...]: the efficiency a year earlier as a fraction of today's (SoftwareTrend.hpp)
-inline constexpr ParameterRange kSoftwareTrendRange{0.5, 1.0};
+/// maturity[at_launch.*]: fraction of the mature efficiency reached at age 0; maturity[gap_kept_per_year]:
+/// fraction of the gap to mature left after a year (SoftwareMaturity.hpp)
+inline constexpr ParameterRange kMaturityRange{0.05, 1.0};
 /// convergence_factors[...]: scored samples over the table's; a median outside it says the table is
 /// not the benchmark's (a factor of 2 is a different dataset or target, not noise).
 inline constexpr ParameterRange kConvergenceFactorRange{0.5, 2.0};

@@ -96,4 +96,18 @@ const GpuType& Platform::gpu_type_of(const NodeType& node_type) const
   return it->second;
 }
 
+void derive_generation_available_years(std::map<std::string, GpuType>& gpu_types)
+{
+  std::map<std::string, double> earliest; // generation -> year
+  for (const auto& [name, type] : gpu_types)
+    if (type.available_since_year > 0) {
+      auto [it, fresh] = earliest.try_emplace(type.generation, type.available_since_year);
+      it->second = std::min(it->second, type.available_since_year);
+    }
+  for (auto& [name, type] : gpu_types) {
+    const auto it = earliest.find(type.generation);
+    type.generation_available_year = it != earliest.end() ? it->second : 0.0;
+  }
+}
+
 } // namespace gpuscale::model

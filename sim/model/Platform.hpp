@@ -30,6 +30,10 @@ struct GpuType {
   /// SoftwareDate (the catalog's "2023-04" is 1 April 2023 = 2023.247); 0 = not given. A generation's
   /// age at a run's software date is what software maturity can be modelled on.
   double available_since_year = 0;
+  /// When the first part of its generation became available: the earliest available_since_year of the
+  /// catalog's entries of that generation (derive_generation_available_years), decimal year; 0 =
+  /// unknown. Software for the generation matures from then on (SoftwareMaturity.hpp).
+  double generation_available_year = 0;
 
   /// Peak for `precision`; falls back to the closest format the device has (fp4 -> fp8 -> bf16 -> fp32),
   /// as frameworks do when a format is missing. nullopt only if the device has none of them.
@@ -113,5 +117,10 @@ struct Platform {
   /// the same order. Fewer GPUs than asked when the platform has fewer.
   std::vector<NodeGroupUse> groups_used(int gpus) const;
 };
+
+/// Sets every type's generation_available_year to the earliest available_since_year among the types
+/// of its generation (those without a date ignored; 0 when none of them has one): software for a
+/// generation (a B300 runs Blackwell's kernels and libraries) starts with its first part.
+void derive_generation_available_years(std::map<std::string, GpuType>& gpu_types);
 
 } // namespace gpuscale::model

@@ -68,7 +68,7 @@ std::pair<double, double> later_round_log_bounds(const ResidualQuantiles& later,
 std::optional<std::pair<double, double>> interval_s(const IntervalModel& intervals,
                                                           const std::vector<PredictionRegime>& regimes,
                                                           double predicted_s, double parameter_log_sd,
-                                                          double untrended_years_past_data)
+                                                          double years_past_data)
 {
   double low_log = HUGE_VAL;
   double high_log = -HUGE_VAL;
@@ -83,7 +83,7 @@ std::optional<std::pair<double, double>> interval_s(const IntervalModel& interva
     if (regime == PredictionRegime::LaterRound) {
       const auto within = intervals.modes.find(to_string(PredictionRegime::CalibratedFamily));
       std::tie(mode_low, mode_high) = later_round_log_bounds(
-          q, within == intervals.modes.end() ? ResidualQuantiles{} : within->second, untrended_years_past_data);
+          q, within == intervals.modes.end() ? ResidualQuantiles{} : within->second, years_past_data);
     }
     const auto [low, high] = widened_log_bounds(mode_low, mode_high, parameter_log_sd, q.parameter_log_sd);
     low_log = std::min(low_log, low);

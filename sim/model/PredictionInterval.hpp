@@ -81,8 +81,8 @@ std::vector<PredictionRegime> regimes_for(const IntervalModel& intervals, bool g
                                           const std::string& family, Benchmark benchmark, int accelerators,
                                           bool later_than_data = false);
 
-/// later_round's log bounds for a request `years_past_data` after the calibration's reference date
-/// whose efficiencies no software trend moves: the mode was measured one round ahead
+/// later_round's log bounds for a request `years_past_data` after the calibration's reference date:
+/// the mode was measured one round ahead
 /// (`later.distance_years`); further ahead, its excess over `within` (calibrated_family, the error
 /// inside the data) grows in proportion to the distance, as the error of an unmodelled drift at a
 /// constant rate does. Never narrower than `later`; `later` unchanged at or below its distance, or
@@ -93,12 +93,12 @@ std::pair<double, double> later_round_log_bounds(const ResidualQuantiles& later,
 /// The interval of `predicted_s` under `regimes`: the union of their modes' intervals (so a
 /// request both of a new family and beyond the calibrated scale gets the wider bounds of either).
 /// `parameter_log_sd`: the request's log-sd from the calibration's standard errors (0: no widening).
-/// `untrended_years_past_data`: for a later_round request without a software trend, its years past
-/// the calibration's data (later_round_log_bounds; 0: later_round's bounds as measured).
+/// `years_past_data`: for a later_round request, its years past the calibration's data
+/// (later_round_log_bounds; 0: later_round's bounds as measured).
 /// {low, high} seconds; nullopt when none of the modes has left-out results in `intervals`.
 std::optional<std::pair<double, double>> interval_s(const IntervalModel& intervals,
                                                           const std::vector<PredictionRegime>& regimes,
                                                           double predicted_s, double parameter_log_sd = 0,
-                                                          double untrended_years_past_data = 0);
+                                                          double years_past_data = 0);
 
 } // namespace gpuscale::model

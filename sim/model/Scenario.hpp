@@ -115,7 +115,7 @@ struct Scenario {
   /// type's (what the results row reports). Empty: `efficiency` applies to every GPU.
   std::map<std::string, Efficiency> efficiency_by_type;
   /// `software_date:` the date of the software the run uses: the calibrated compute and memory
-  /// efficiencies move along the calibration's software trend to it (Calibration::efficiency_for).
+  /// efficiencies are the calibration's software maturity at that date (Calibration::efficiency_for).
   /// nullopt: the calibration's reference date (its efficiencies as they are).
   std::optional<SoftwareDate> software_date;
 

@@ -298,7 +298,7 @@ std::vector<std::pair<std::string, Efficiency>> calibrated_efficiencies(const Ca
   for (const auto& use : platform.groups_used(gpus)) {
     const auto& gpu = platform.gpu_type_of(platform.node_type_of_group(use.group));
     if (std::none_of(by_type.begin(), by_type.end(), [&](const auto& t) { return t.first == gpu.name; }))
-      by_type.emplace_back(gpu.name, calibration.efficiency_for(workload.benchmark, gpu.generation, software_date));
+      by_type.emplace_back(gpu.name, calibration.efficiency_for(workload.benchmark, gpu.generation, gpu.generation_available_year, software_date));
   }
   return by_type;
 }

@@ -1,6 +1,6 @@
 #pragma once
 /// The date of the software a training run used (framework, libraries, kernels), as a decimal year:
-/// the calibration's software trend (SoftwareTrend.hpp) moves kernel efficiencies with it.
+/// the calibration's software maturity (SoftwareMaturity.hpp) moves kernel efficiencies with it.
 ///
 /// Written as a calendar date ("2025-06" = 2025-06-01, "2025-06-15") or as an MLPerf Training round
 /// ("v5.0"). A round stands for the month its submitters ran their software: vM.0 -> 1 May of

@@ -71,7 +71,7 @@ TEST_CASE("config::format_calibration and read_calibration_text round-trip a cal
   CHECK(read.convergence_factor_for(Benchmark::Resnet, 3200) == 1.0);
   CHECK(read.convergence_factors[1].results == 19);
   CHECK(read.batch_size_for(Benchmark::Bert, 2'000'000'000) == std::numeric_limits<int>::max()); // clamped, not UB
-  const auto e = read.efficiency_for(Benchmark::Bert, "ampere");
+  const auto e = read.efficiency_for(Benchmark::Bert, "ampere", 0.0);
   CHECK(e.compute == Approx(0.9 * 0.6));
   CHECK(e.memory == Approx(0.8));
   const auto links = read.link_fractions();
@@ -180,38 +180,42 @@ TEST_CASE("config::read_calibration_text rejects batch-size points out of accele
                     "benchmark's points must increase in accelerators");
 }
 
-TEST_CASE("config::format_calibration and read_calibration_text round-trip the software trend", "[config]")
+TEST_CASE("config::format_calibration and read_calibration_text round-trip software maturity", "[config]")
 {
   model::Calibration c;
   c.compute[model::Benchmark::Bert] = {0.9, 0.05, 20, true, ""};
-  c.software_trend["hopper"] = {0.93, 0.02, 150, true, ""};
-  c.software_trend["pooled"] = {1.0, 0.1, 20, false, "at its bound"};
+  c.maturity["at_launch.bert"] = {0.73, 0.02, 150, true, ""};
+  c.maturity["gap_kept_per_year"] = {1.0, 0.1, 20, false, "at its bound"};
   c.software_reference_date = model::software_date_of(2024, 10, 20);
   c.batch_sizes = {{model::Benchmark::Bert, 8, 768, 20}};
   const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
-  CHECK(read.software_trend.at("hopper").value == Approx(0.93));
-  CHECK(read.software_trend.at("pooled").note == "at its bound");
+  CHECK(read.maturity.at("at_launch.bert").value == Approx(0.73));
+  CHECK(read.maturity.at("gap_kept_per_year").note == "at its bound");
   REQUIRE(read.software_reference_date);
   CHECK(*read.software_reference_date == *c.software_reference_date); // exactly: the day round-trips
   CHECK(model::to_string(*read.software_reference_date) == "2024-10-20");
 }
 
-TEST_CASE("config::read_calibration_text reports a bad software trend, located", "[config]")
+TEST_CASE("config::read_calibration_text reports bad software maturity, located", "[config]")
 {
-  // A trend above 1 (software that gets slower) and a date that is not one.
+  // A maturity above 1 (software faster than mature) and a date that is not one.
   const auto bad = messages_of("calibration:\n"
-                               "  software_trend:\n"
-                               "    hopper: {value: 1.2}\n"
+                               "  maturity:\n"
+                               "    at_launch.bert: {value: 1.2}\n"
+                               "    gap_kept_per_year: {value: 0.5}\n"
                                "  software_reference_date: \"2024-13-01\"\n");
   REQUIRE(bad.size() == 2);
-  CHECK(bad[0] == "c.yaml:3:21: error: /calibration/software_trend/hopper/value: expected a number in [0.5, 1], got 1.2");
-  CHECK(bad[1] == "c.yaml:4:28: error: /calibration/software_reference_date: expected a date 'YYYY-MM' or "
+  CHECK(bad[0] == "c.yaml:3:29: error: /calibration/maturity/at_launch.bert/value: expected a number in [0.05, 1], "
+                  "got 1.2");
+  CHECK(bad[1] == "c.yaml:5:28: error: /calibration/software_reference_date: expected a date 'YYYY-MM' or "
                   "'YYYY-MM-DD', or an MLPerf round 'vM.0' / 'vM.1', got '2024-13-01'");
-  // A trend without the date it is relative to.
+  // Maturity without the date predictions default to, and without its gap.
   const auto undated = messages_of("calibration:\n"
-                                   "  software_trend:\n"
-                                   "    hopper: {value: 0.9}\n");
-  REQUIRE(undated.size() == 1);
-  CHECK(undated[0] == "c.yaml:3:5: error: /calibration/software_trend: a software trend needs the date it is relative "
-                      "to (software_reference_date: YYYY-MM-DD)");
+                                   "  maturity:\n"
+                                   "    at_launch.bert: {value: 0.9}\n");
+  REQUIRE(undated.size() == 2);
+  CHECK(undated[0] == "c.yaml:3:5: error: /calibration/maturity: software maturity needs gap_kept_per_year and at "
+                      "least one at_launch.<benchmark>");
+  CHECK(undated[1] == "c.yaml:3:5: error: /calibration/maturity: software maturity needs the date predictions "
+                      "default to (software_reference_date: YYYY-MM-DD)");
 }

@@ -34,7 +34,11 @@ TEST_CASE("model::resolve_scenario applies the calibration and the same link fra
   const model::Calibration& calibration = config::default_calibration();
   const auto one_node = config::read_scenario(write_file("one.yaml", "scenario:\n" + kBase + "  gpus: 8\n"));
   const auto many_nodes = config::read_scenario(write_file("many.yaml", "scenario:\n" + kBase + "  gpus: 64\n"));
-  const auto expect = calibration.efficiency_for(model::Benchmark::Bert, "hopper");
+  const auto used = one_node.platform.groups_used(8);
+  REQUIRE_FALSE(used.empty());
+  const auto& gpu = one_node.platform.gpu_type_of(one_node.platform.node_type_of_group(used.front().group));
+  CHECK(gpu.generation == "hopper");
+  const auto expect = calibration.efficiency_for(model::Benchmark::Bert, gpu.generation, gpu.generation_available_year);
   CHECK(one_node.scenario.efficiency.compute == expect.compute);
   CHECK(many_nodes.scenario.efficiency.memory == expect.memory);
   CHECK(many_nodes.scenario.efficiency.step_overhead_s == expect.step_overhead_s);

@@ -6,6 +6,7 @@
 #include "sim/engine/IterationSimulator.hpp"
 #include "sim/engine/StepSetup.hpp"
 #include "sim/model/ScenarioResolution.hpp"
+#include "sim/model/SoftwareMaturity.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -31,8 +32,8 @@ model::ResolvedScenario read(const std::string& name, const std::string& platfor
 }
 
 /// A GPU of `gpu`'s compute speed under `calibration` for the workload's benchmark, as
-/// calibration/mlperf.yaml documents it: peak x min(max, compute[benchmark] x generation[its generation]),
-/// an uncalibrated generation at the reference generation's fraction.
+/// calibration/mlperf.yaml documents it: peak x min(max, compute[benchmark] x generation[its generation] x
+/// maturity at the calibration's reference date), an uncalibrated generation at the reference generation's fraction.
 double calibrated_speed(const model::Calibration& calibration, const model::ResolvedScenario& r,
                         const model::GpuType& gpu)
 {
@@ -40,8 +41,13 @@ double calibrated_speed(const model::Calibration& calibration, const model::Reso
   if (g == calibration.generation.end())
     g = calibration.generation.find(model::kReferenceGeneration);
   const double factor = g->second.value;
-  const double compute =
-      std::min(model::kMaxComputeEfficiency, calibration.compute.at(*r.workload.benchmark).value * factor);
+  const double maturity = model::software_maturity(
+      calibration.maturity.at(model::maturity_at_launch_key(*r.workload.benchmark)).value,
+      calibration.maturity.at(std::string(model::kMaturityGapKey)).value,
+      model::software_age_years(calibration.software_reference_date->year, gpu.generation_available_year,
+                                *r.workload.benchmark));
+  const double compute = std::min(model::kMaxComputeEfficiency,
+                                  calibration.compute.at(*r.workload.benchmark).value * factor * maturity);
   return gpu.peak_for(r.precision()).value() * compute;
 }
 
@@ -63,10 +69,10 @@ TEST_CASE("engine::StepSetup: on a mixed A100 + V100 platform each type's ranks 
   for (int rank : {32, 63})
     CHECK(setup.gpu_speed_flop_per_s[rank] == Approx(calibrated_speed(calibration, r, v100)).epsilon(1e-12));
   // Memory efficiency is the benchmark's, step overhead one per step; the row reports the first type's.
-  const auto expect_v100 = calibration.efficiency_for(r.workload.benchmark, v100.generation);
+  const auto expect_v100 = calibration.efficiency_for(r.workload.benchmark, v100.generation, v100.generation_available_year);
   CHECK(r.scenario.efficiency_for(v100).compute == expect_v100.compute);
   CHECK(r.scenario.efficiency_for(v100).memory == expect_v100.memory);
-  CHECK(r.scenario.efficiency.compute == calibration.efficiency_for(r.workload.benchmark, a100.generation).compute);
+  CHECK(r.scenario.efficiency.compute == calibration.efficiency_for(r.workload.benchmark, a100.generation, a100.generation_available_year).compute);
   CHECK(r.scenario.efficiency.step_overhead_s == expect_v100.step_overhead_s);
 }
 
@@ -78,7 +84,7 @@ TEST_CASE("engine::StepSetup: a homogeneous run and a scenario's own efficiency:
   CHECK(homogeneous.scenario.efficiency_by_type.empty());
   const auto& a100 = homogeneous.platform.gpu_type_of(homogeneous.platform.node_type_of_group(0));
   CHECK(homogeneous.scenario.efficiency.compute ==
-        calibration.efficiency_for(homogeneous.workload.benchmark, a100.generation).compute);
+        calibration.efficiency_for(homogeneous.workload.benchmark, a100.generation, a100.generation_available_year).compute);
   for (double speed : engine::StepSetup(homogeneous).gpu_speed_flop_per_s)
     CHECK(speed == Approx(calibrated_speed(calibration, homogeneous, a100)).epsilon(1e-12));
 

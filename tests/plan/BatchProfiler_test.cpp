@@ -107,7 +107,7 @@ TEST_CASE("plan::restrict_to_types leaves each kept type at its own generation's
   const auto resolved = config::read_scenario(path.string());
   const model::Calibration& calibration = config::default_calibration();
   const auto& v100 = resolved.platform.gpu_types.at("v100-sxm2-16gb");
-  const auto expect = calibration.efficiency_for(resolved.workload.benchmark, v100.generation);
+  const auto expect = calibration.efficiency_for(resolved.workload.benchmark, v100.generation, v100.generation_available_year);
   const auto v100_only = plan::restrict_to_types(resolved, {"v100-sxm2-16gb"});
   CHECK(v100_only.scenario.efficiency_for(v100).compute == expect.compute);
   CHECK(v100_only.scenario.efficiency_for(v100).memory == expect.memory);

@@ -6,7 +6,7 @@
 #include "sim/model/Calibration.hpp"
 #include "sim/model/PredictionInterval.hpp"
 #include "sim/model/SoftwareDate.hpp"
-#include "sim/model/SoftwareTrend.hpp"
+#include "sim/model/SoftwareMaturity.hpp"
 #include "tests/support/ToyCalibrationCase.hpp"
 
 #include <catch2/catch.hpp>
@@ -25,7 +25,8 @@ model::SoftwareDate date(const char* text)
   return *d;
 }
 
-/// A calibration at reference date 2024-01-01 with BERT's own trend 0.9 per year and a pooled 0.95.
+/// A calibration at reference date 2024-01-01: BERT at 0.7 of its mature efficiency at age 0, ResNet
+/// at 0.9, half of the gap left after a year (gap_kept_per_year 0.5).
 model::Calibration dated_calibration()
 {
   model::Calibration c;
@@ -35,11 +36,17 @@ model::Calibration dated_calibration()
   c.memory[model::Benchmark::Resnet] = {0.7, 0.05, 10, true, ""};
   c.generation["hopper"] = {0.8, 0.0, 0, true, ""};
   c.generation["ampere"] = {0.5, 0.05, 10, true, ""};
-  c.software_trend["bert"] = {0.9, 0.02, 10, true, ""};
-  c.software_trend[model::kPooledSoftwareTrend] = {0.95, 0.03, 5, true, ""};
+  c.maturity["at_launch.bert"] = {0.7, 0.02, 10, true, ""};
+  c.maturity["at_launch.resnet"] = {0.9, 0.02, 10, true, ""};
+  c.maturity["gap_kept_per_year"] = {0.5, 0.05, 20, true, ""};
   c.software_reference_date = date("2024-01-01");
   return c;
 }
+
+/// A generation whose first part became available at the start of 2023: one year old at the reference date.
+constexpr double kYoungGeneration = 2023.0;
+/// One long matured: BERT's own start (2020-07) counts.
+constexpr double kOldGeneration = 2017.0;
 
 /// A dated result on 8 accelerators (tests/support/ToyCalibrationCase.hpp), its system named after generation and scale.
 analysis::CalibrationCase toy_case(const std::string& benchmark, const std::string& generation, double scale,
@@ -66,67 +73,94 @@ TEST_CASE("model::parse_software_date reads dates and MLPerf rounds, and refuses
     CHECK_FALSE(model::parse_software_date(bad).has_value());
 }
 
-TEST_CASE("model::Calibration::efficiency_for is unchanged at the reference date and without a date", "[model]")
+TEST_CASE("model::software_age_years counts from the later of the generation's and the benchmark's start",
+          "[model]")
 {
-  const auto c = dated_calibration();
-  for (const char* generation : {"hopper", "ampere", "blackwell"}) {
-    const auto plain = c.efficiency_for(model::Benchmark::Bert, generation);
-    const auto at_reference = c.efficiency_for(model::Benchmark::Bert, generation, *c.software_reference_date);
-    CHECK(plain.compute == at_reference.compute); // exactly: a scenario without a date runs as before
-    CHECK(plain.memory == at_reference.memory);
-    CHECK(plain.step_overhead_s == at_reference.step_overhead_s);
-  }
-  // Without a trend, any date runs at the reference efficiencies.
-  auto no_trend = c;
-  no_trend.software_trend.clear();
-  CHECK(no_trend.efficiency_for(model::Benchmark::Bert, "hopper", date("v5.0")).compute == c.efficiency_for(model::Benchmark::Bert, "hopper").compute);
+  CHECK(model::to_string(model::benchmark_introduced(model::Benchmark::Llama2_70bLora)) == "2024-05-01");
+  CHECK(model::to_string(model::benchmark_introduced(model::Benchmark::StableDiffusion)) == "2023-10-01");
+  const double llama = model::benchmark_introduced(model::Benchmark::Llama2_70bLora).year;
+  // An old generation on a new benchmark: the benchmark's age.
+  CHECK(model::software_age_years(llama + 1.5, 2022.7, model::Benchmark::Llama2_70bLora) == Approx(1.5));
+  // A new generation on an old benchmark: the generation's age.
+  CHECK(model::software_age_years(2025.5, 2024.9, model::Benchmark::Resnet) == Approx(0.6));
+  // Before either started, and with no generation date: the benchmark's age, never negative.
+  CHECK(model::software_age_years(2024.0, 2024.9, model::Benchmark::Resnet) == 0.0);
+  CHECK(model::software_age_years(llama + 0.25, 0.0, model::Benchmark::Llama2_70bLora) == Approx(0.25));
+  // m(a) = 1 - (1 - m0) k^a: m0 at launch, the gap halving each year at k = 0.5, 1 with no gap.
+  CHECK(model::software_maturity(0.7, 0.5, 0.0) == Approx(0.7));
+  CHECK(model::software_maturity(0.7, 0.5, 1.0) == Approx(0.85));
+  CHECK(model::software_maturity(0.7, 0.5, 2.0) == Approx(0.925));
+  CHECK(model::software_maturity(0.7, 0.5, -1.0) == Approx(0.7));
+  CHECK(model::software_maturity(1.0, 0.3, 0.0) == 1.0);
 }
 
-TEST_CASE("model::Calibration::efficiency_for follows e_ref rho^(d_ref - d), never slower later, capped at 1",
+TEST_CASE("model::Calibration::efficiency_for without a date is the reference date's, exactly", "[model]")
+{
+  const auto c = dated_calibration();
+  for (const char* generation : {"hopper", "ampere", "blackwell"})
+    for (const double since : {kYoungGeneration, kOldGeneration, 0.0}) {
+      const auto plain = c.efficiency_for(model::Benchmark::Bert, generation, since);
+      const auto at_reference = c.efficiency_for(model::Benchmark::Bert, generation, since, *c.software_reference_date);
+      CHECK(plain.compute == at_reference.compute); // exactly: a scenario without a date runs at the reference date
+      CHECK(plain.memory == at_reference.memory);
+      CHECK(plain.step_overhead_s == at_reference.step_overhead_s);
+    }
+  // Without maturity, any date runs at the calibrated efficiencies.
+  auto mature = c;
+  mature.maturity.clear();
+  CHECK(mature.efficiency_for(model::Benchmark::Bert, "hopper", kYoungGeneration, date("v5.0")).compute ==
+        0.8 * 0.8);
+  CHECK(mature.maturity_factor(model::Benchmark::Bert, kYoungGeneration, date("2023-02")) == 1.0);
+}
+
+TEST_CASE("model::Calibration::efficiency_for is the mature efficiency times m(age): never slower later, never "
+          "above mature",
           "[model]")
 {
   const auto c = dated_calibration();
-  // One year after the reference: e / rho; one year before: e x rho.
-  const auto later = c.efficiency_for(model::Benchmark::Bert, "hopper", date("2025-01-01"));
-  CHECK(later.compute == Approx(0.8 * 0.8 / 0.9).epsilon(1e-12));
-  CHECK(later.memory == Approx(0.6 / 0.9).epsilon(1e-12));
-  const auto earlier = c.efficiency_for(model::Benchmark::Bert, "hopper", date("2023-01-01"));
-  CHECK(earlier.compute == Approx(0.8 * 0.8 * 0.9).epsilon(1e-12));
-  // A benchmark without its own trend takes the pooled one, on every generation.
-  CHECK(c.efficiency_for(model::Benchmark::Resnet, "ampere", date("2025-01-01")).compute == Approx(0.5 * 0.5 / 0.95).epsilon(1e-12));
-  CHECK(c.efficiency_for(model::Benchmark::Bert, "ampere", date("2025-01-01")).compute == Approx(0.8 * 0.5 / 0.9).epsilon(1e-12));
-  CHECK(c.software_trend_for(model::Benchmark::StableDiffusion) == 0.95);
-  // Property: along any dates, a later date is never less efficient, and nothing exceeds 1.
-  auto fast = c;
-  fast.software_trend["bert"].value = 0.5; // doubling per year: the memory efficiency hits 1
+  // The young generation is 1 year old at the reference date (BERT is older): m = 1 - 0.3 x 0.5 = 0.85.
+  const auto now = c.efficiency_for(model::Benchmark::Bert, "hopper", kYoungGeneration);
+  CHECK(now.compute == Approx(0.8 * 0.8 * 0.85).epsilon(1e-12));
+  CHECK(now.memory == Approx(0.6 * 0.85).epsilon(1e-12));
+  // A year later the gap has halved again (0.925); at its launch it is 0.7.
+  CHECK(c.efficiency_for(model::Benchmark::Bert, "hopper", kYoungGeneration, date("2025-01-01")).compute ==
+        Approx(0.64 * 0.925).epsilon(1e-12));
+  CHECK(c.efficiency_for(model::Benchmark::Bert, "hopper", kYoungGeneration, date("2023-01-01")).memory ==
+        Approx(0.6 * 0.7).epsilon(1e-12));
+  // Each benchmark its own fraction at launch: ResNet's gap is 0.1.
+  CHECK(c.efficiency_for(model::Benchmark::Resnet, "ampere", kYoungGeneration).compute ==
+        Approx(0.5 * 0.5 * (1 - 0.1 * 0.5)).epsilon(1e-12));
+  // An old generation on BERT is 3.5 years into BERT's own maturity: close to mature.
+  CHECK(c.maturity_factor(model::Benchmark::Bert, kOldGeneration, std::nullopt) ==
+        Approx(1 - 0.3 * std::pow(0.5, 2024.0 - model::benchmark_introduced(model::Benchmark::Bert).year)));
+  // Property: along any dates, a later date is never less efficient, and nothing exceeds the mature
+  // efficiency or 1.
   std::mt19937 random(13);
-  std::uniform_real_distribution<double> year(2020.0, 2026.5);
+  std::uniform_real_distribution<double> year(2020.0, 2027.0);
   for (int i = 0; i < 200; ++i) {
     double a = year(random), b = year(random);
     if (a > b)
       std::swap(a, b);
-    for (const model::Calibration* cal : {&c, static_cast<const model::Calibration*>(&fast)}) {
-      const auto ea = cal->efficiency_for(model::Benchmark::Bert, "hopper", model::SoftwareDate{a});
-      const auto eb = cal->efficiency_for(model::Benchmark::Bert, "hopper", model::SoftwareDate{b});
+    for (const double since : {kYoungGeneration, kOldGeneration, 2025.5}) {
+      const auto ea = c.efficiency_for(model::Benchmark::Bert, "hopper", since, model::SoftwareDate{a});
+      const auto eb = c.efficiency_for(model::Benchmark::Bert, "hopper", since, model::SoftwareDate{b});
       CHECK(eb.compute >= ea.compute);
       CHECK(eb.memory >= ea.memory);
-      CHECK(eb.compute <= model::kMaxComputeEfficiency);
-      CHECK(eb.memory <= 1.0);
+      CHECK(eb.compute <= 0.8 * 0.8);
+      CHECK(eb.memory <= 0.6);
     }
   }
-  CHECK(fast.efficiency_for(model::Benchmark::Bert, "hopper", date("2026-01-01")).memory == 1.0);
-  CHECK(fast.efficiency_for(model::Benchmark::Bert, "hopper", date("2026-01-01")).compute == Approx(1.0));
 }
 
-TEST_CASE("model::Calibration::software_date_problem refuses dates beyond the trend's horizon", "[model]")
+TEST_CASE("model::Calibration::software_date_problem refuses dates beyond the horizon", "[model]")
 {
   const auto c = dated_calibration();
   CHECK_FALSE(c.software_date_problem(date("v5.0")).has_value());
-  CHECK_FALSE(c.software_date_problem(date("2026-01-01")).has_value());
-  const auto problem = c.software_date_problem(date("2026-06"));
+  CHECK_FALSE(c.software_date_problem(date("2026-12-01")).has_value());
+  const auto problem = c.software_date_problem(date("2027-06"));
   REQUIRE(problem);
-  CHECK(*problem == "software date 2026-06-01 is 2.4 years after the calibration's reference date 2024-01-01: the "
-                    "software trend is extrapolated at most 2 years");
+  CHECK(*problem == "software date 2027-06-01 is 3.4 years after the calibration's reference date 2024-01-01: "
+                    "software maturity is extrapolated at most 3 years");
 }
 
 TEST_CASE("model::regimes_for puts later_round first for a date after the data, and its interval is wider", "[model]")
@@ -148,9 +182,7 @@ TEST_CASE("model::regimes_for puts later_round first for a date after the data, 
   CHECK(wider->second > same->second);
 }
 
-TEST_CASE("model::interval_s stretches later_round's excess over calibrated_family with the distance when no "
-          "trend moves the efficiencies",
-          "[model]")
+TEST_CASE("model::interval_s stretches later_round's excess over calibrated_family with the distance", "[model]")
 {
   model::IntervalModel intervals;
   intervals.modes["calibrated_family"] = {-0.1, 0.2, 229, 0.8, 0.1};
@@ -210,36 +242,40 @@ TEST_CASE("analysis::round_ahead_years is the distance from the latest fitted ro
   CHECK(analysis::round_ahead_years(later, cases) == 0.0);
 }
 
-TEST_CASE("analysis::benchmarks_with_own_trend needs kOwnTrendMinResults dated repeats", "[analysis]")
+TEST_CASE("analysis::ParameterSpace measures maturity on dated repeats at least kMaturityRepeatSpanYears apart",
+          "[analysis]")
 {
   std::vector<analysis::CalibrationCase> cases;
-  for (int i = 0; i < 5; ++i) { // 10 bert results: 5 pairs, each run half a year apart
+  for (int i = 0; i < 5; ++i) { // bert: 5 pairs, each run half a year apart
     cases.push_back(toy_case("bert", "hopper", 1.0 + i, "v4.0", 2024.3));
     cases.back().accelerators = 8 * (i + 1);
     cases.push_back(toy_case("bert", "hopper", 1.0 + i, "v4.1", 2024.8));
     cases.back().accelerators = 8 * (i + 1);
   }
-  for (int i = 0; i < 9; ++i) // 9 resnet results in one group spanning a year: one short
+  for (int i = 0; i < 9; ++i) // resnet: one group spanning most of a year
     cases.push_back(toy_case("resnet", "ampere", 1.0, "v3.0", 2023.3 + 0.1 * i));
-  for (int i = 0; i < 20; ++i) // 20 retinanet results at dates closer than kTrendRepeatSpanYears
+  for (int i = 0; i < 20; ++i) // retinanet: dates closer than kMaturityRepeatSpanYears
     cases.push_back(toy_case("retinanet", "hopper", 1.0, "v4.1", 2024.7 + 0.01 * i));
-  CHECK(analysis::benchmarks_with_own_trend(cases) == std::set<std::string>{"bert"});
   const analysis::ParameterSpace space(cases);
-  CHECK(space.index_of("software_trend.bert") >= 0);
-  CHECK(space.index_of("software_trend.pooled") >= 0);
-  CHECK(space.index_of("software_trend.resnet") == -1);
-  CHECK(space.trend_label("resnet") == "pooled");
+  for (const char* name : {"maturity.at_launch.bert", "maturity.at_launch.resnet", "maturity.at_launch.retinanet",
+                           "maturity.gap_kept_per_year"})
+    CHECK(space.index_of(name) >= 0);
   CHECK(space.reference_year() == Approx(2024.89));
   // 5 + 1 repeat groups: bert's pairs and resnet's group (the retinanet dates are too close).
-  CHECK(space.trend_repeat_groups(cases).size() == 6);
-  // Trained on the v4.0 results alone, bert has no repeat left: it falls back to the pooled trend,
-  // and the reference date is the training data's latest.
+  CHECK(space.repeat_groups(cases).size() == 6);
+  // Trained on the v4.0 results alone, no repeat is left, and the reference date is the training data's latest.
   std::vector<bool> v40(cases.size(), false);
   for (std::size_t i = 0; i < cases.size(); ++i)
     v40[i] = cases[i].round == "v4.0";
   const auto fold = space.for_training(cases, v40);
-  CHECK(fold.trend_label("bert") == "pooled");
+  CHECK(fold.repeat_groups(cases, v40).empty());
   CHECK(fold.reference_year() == 2024.3);
+  // Undated results: no maturity.
+  for (auto& c : cases)
+    c.software_year = 0;
+  const analysis::ParameterSpace undated(cases);
+  CHECK(undated.index_of("maturity.gap_kept_per_year") == -1);
+  CHECK(undated.repeat_groups(cases).empty());
 }
 
 TEST_CASE("analysis surrogate at a software date equals Calibration::efficiency_for at that date", "[analysis]")
@@ -247,7 +283,8 @@ TEST_CASE("analysis surrogate at a software date equals Calibration::efficiency_
   const auto calibration = dated_calibration();
   for (const char* benchmark : {"bert", "resnet"}) {
     const char* generation = "ampere";
-    auto request = toy_case(benchmark, generation, 1.0, "v5.0", date("v5.0").year);
+    auto request = toy_case(benchmark, generation, 1.0, "v5.0", date("2024-06").year);
+    request.generation_year = kYoungGeneration;
     const auto space = analysis::ParameterSpace::for_request(request, calibration);
     std::vector<double> x = space.start();
     for (std::size_t j = 0; j < space.size(); ++j) {
@@ -259,68 +296,80 @@ TEST_CASE("analysis surrogate at a software date equals Calibration::efficiency_
         x[j] = std::log(calibration.memory.at(*p.benchmark).value);
       else if (p.group == Group::Generation)
         x[j] = std::log(calibration.generation.at(p.label).value);
-      else if (p.group == Group::SoftwareTrend)
-        x[j] = std::log(calibration.software_trend.at(p.label).value);
+      else if (p.group == Group::Maturity)
+        x[j] = std::log(calibration.maturity.at(p.label).value);
     }
     const auto surrogate = space.efficiency(request, x);
-    const auto direct = calibration.efficiency_for(model::benchmark_of_name(benchmark), generation, date("v5.0"));
+    const auto direct = calibration.efficiency_for(model::benchmark_of_name(benchmark), generation, kYoungGeneration,
+                                                   date("2024-06"));
     CHECK(surrogate.compute == Approx(direct.compute).epsilon(1e-12));
     CHECK(surrogate.memory == Approx(direct.memory).epsilon(1e-12));
-    CHECK(surrogate.compute > calibration.efficiency_for(model::benchmark_of_name(benchmark), generation).compute);
+    CHECK(surrogate.compute >
+          calibration.efficiency_for(model::benchmark_of_name(benchmark), generation, kYoungGeneration).compute);
   }
 }
 
-TEST_CASE("analysis::fit_calibration recovers a software trend, and leave-round-out extrapolates it", "[analysis]")
+TEST_CASE("analysis::fit_calibration recovers software maturity from a young and an old generation, and "
+          "leave-round-out extrapolates it",
+          "[analysis]")
 {
-  // Hopper results at four software dates, each shape at every date, generated with BERT's rho = 0.85
-  // per year and ResNet's 0.95.
+  // BERT and ResNet results at five software dates on an old generation (hopper, mature) and on a young
+  // one (blackwell, available from 2024.6), each shape at every date; generated with BERT at 0.6 of
+  // mature at launch, ResNet at 0.9, and a fifth of the gap left after a year.
   std::vector<analysis::CalibrationCase> cases;
   const std::vector<std::pair<std::string, double>> rounds{
-      {"v3.0", 2023.35}, {"v3.1", 2023.74}, {"v4.0", 2024.33}, {"v4.1", 2024.76}};
+      {"v4.0", 2024.33}, {"v4.1", 2024.76}, {"v5.0", 2025.35}, {"v5.1", 2025.8}, {"v6.0", 2026.35}};
   for (const char* benchmark : {"bert", "resnet"})
-    for (double scale : {0.5, 1.0, 2.0, 4.0})
-      for (const auto& [round, year] : rounds)
-        cases.push_back(toy_case(benchmark, "hopper", scale, round, year));
+    for (const char* generation : {"hopper", "blackwell"})
+      for (double scale : {0.5, 1.0, 2.0})
+        for (const auto& [round, year] : rounds) {
+          cases.push_back(toy_case(benchmark, generation, scale, round, year));
+          cases.back().generation_year = std::string(generation) == "blackwell" ? 2024.6 : 2022.7;
+        }
   const analysis::ParameterSpace space(cases);
-  REQUIRE(space.index_of("software_trend.bert") >= 0);
-  REQUIRE(space.index_of("software_trend.resnet") >= 0);
+  REQUIRE(space.index_of("maturity.at_launch.bert") >= 0);
+  REQUIRE(space.index_of("maturity.gap_kept_per_year") >= 0);
   auto truth = space.start();
   for (std::size_t j = 0; j < space.size(); ++j) // overheads at their prior's centre (CalibrationFit.hpp)
     if (analysis::prior_sd(space.parameters()[j]) > 0)
       truth[j] = 0.0;
-  truth[static_cast<std::size_t>(space.index_of("compute.bert"))] = std::log(0.6);
-  truth[static_cast<std::size_t>(space.index_of("compute.resnet"))] = std::log(0.3);
-  truth[static_cast<std::size_t>(space.index_of("memory.bert"))] = std::log(0.5);
-  truth[static_cast<std::size_t>(space.index_of("software_trend.bert"))] = std::log(0.85);
-  truth[static_cast<std::size_t>(space.index_of("software_trend.resnet"))] = std::log(0.95);
+  auto set = [&](const char* name, double value) {
+    truth[static_cast<std::size_t>(space.index_of(name))] = std::log(value);
+  };
+  set("compute.bert", 0.6);
+  set("compute.resnet", 0.3);
+  set("memory.bert", 0.5);
+  set("generation.blackwell", 0.7);
+  set("maturity.at_launch.bert", 0.6);
+  set("maturity.at_launch.resnet", 0.9);
+  set("maturity.gap_kept_per_year", 0.2);
   for (auto& c : cases)
     c.actual_s = space.predict_s(c, truth);
   const auto fit = analysis::fit_calibration(space, cases);
   CHECK(fit.rms_log_error < 1e-4);
-  const auto& trend = fit.parameters[static_cast<std::size_t>(space.index_of("software_trend.bert"))];
-  CHECK(trend.value == Approx(0.85).epsilon(1e-3));
-  CHECK(trend.standard_error < 0.01);
-  CHECK(fit.parameters[static_cast<std::size_t>(space.index_of("software_trend.resnet"))].value ==
-        Approx(0.95).epsilon(1e-3));
-  // Fitted on v3.0-v4.0 only, the trend predicts v4.1 (noiseless data: almost exactly).
+  const auto value = [&](const char* name) { return fit.parameters[static_cast<std::size_t>(space.index_of(name))]; };
+  CHECK(value("maturity.at_launch.bert").value == Approx(0.6).epsilon(1e-2));
+  CHECK(value("maturity.at_launch.resnet").value == Approx(0.9).epsilon(1e-2));
+  CHECK(value("maturity.gap_kept_per_year").value == Approx(0.2).epsilon(3e-2));
+  CHECK(value("maturity.at_launch.bert").standard_error < 0.01);
+  // Fitted on v4.0-v5.1 only, maturity predicts v6.0 (noiseless data: almost exactly).
   const auto left_out = analysis::left_out_s(space, cases, analysis::ValidationMode::LeaveRoundOut, fit.x);
   int predicted = 0;
   for (std::size_t i = 0; i < cases.size(); ++i)
-    if (cases[i].round == "v4.1") {
-      CHECK(left_out[i] == Approx(cases[i].actual_s).epsilon(1e-3));
+    if (cases[i].round == "v6.0") {
+      CHECK(left_out[i] == Approx(cases[i].actual_s).epsilon(2e-3));
       ++predicted;
     }
-  CHECK(predicted == 8);
-  // Undated, the same results leave the trend out and v4.1 is predicted slow.
+  CHECK(predicted == 12);
+  // Undated, the same results leave maturity out, and the young generation's v6.0 is predicted slow.
   auto undated = cases;
   for (auto& c : undated)
     c.software_year = 0;
   const analysis::ParameterSpace flat(undated);
-  CHECK(flat.index_of("software_trend.pooled") == -1);
+  CHECK(flat.index_of("maturity.gap_kept_per_year") == -1);
   const auto flat_fit = analysis::fit_calibration(flat, undated, {}, {}, false);
-  const auto flat_left_out =
-      analysis::left_out_s(flat, undated, analysis::ValidationMode::LeaveRoundOut, flat_fit.x);
+  const auto flat_left_out = analysis::left_out_s(flat, undated, analysis::ValidationMode::LeaveRoundOut, flat_fit.x);
   for (std::size_t i = 0; i < cases.size(); ++i)
-    if (cases[i].round == "v4.1")
+    if (cases[i].round == "v6.0" && cases[i].generation == "blackwell" && cases[i].benchmark == model::Benchmark::Bert)
       CHECK(flat_left_out[i] > cases[i].actual_s * 1.01);
 }
