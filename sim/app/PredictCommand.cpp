@@ -108,7 +108,7 @@ struct Prediction {
   std::string gbs_source; ///< where the global batch size comes from
   std::optional<model::SoftwareDate> software_date; ///< nullopt: the calibration's reference date
   std::string software_date_source;
-  double software_factor = 1; ///< the kernel efficiencies' factor from the software trend
+  double software_factor = 1; ///< the kernel efficiencies at the date over the reference date's (software maturity)
   std::string regime;     ///< the validation mode whose errors give the interval
   double parameter_sd = 0; ///< the request's parameter log-sd, through the surrogate
   std::optional<std::pair<double, double>> interval; ///< seconds; absent without left-out results
@@ -129,7 +129,7 @@ struct SimulatedLayout {
 };
 
 /// Llama 2's layout where nothing fixes it (no --gradient-accumulation): the layouts of the
-/// data-parallel degrees whose replicas of 2-64 GPUs divide the batch (each split by the rule: tp, then
+/// data-parallel degrees whose replicas of 1-64 GPUs divide the batch (each split by the rule: tp, then
 /// cp, the fewest recomputed layers that fit) are simulated from the least model parallelism up, and the
 /// fastest time to train is kept, as a submitter tunes its configuration. Memory decides what each
 /// layout recomputes, so no one degree is best everywhere: 8x H100 stores every layer at tp 4 and
@@ -152,7 +152,7 @@ std::optional<SimulatedLayout> fastest_llama_layout(mlperf::MlperfScenarioBuilde
     if (gbs % steps != 0)
       continue;
     const int data_parallel = gbs / steps;
-    if (gpus % data_parallel != 0 || gpus / data_parallel < 2 || gpus / data_parallel > 64)
+    if (gpus % data_parallel != 0 || gpus / data_parallel > 64)
       continue;
     SimulatedLayout candidate;
     try {
@@ -164,7 +164,10 @@ std::optional<SimulatedLayout> fastest_llama_layout(mlperf::MlperfScenarioBuilde
     const model::Scenario& s = candidate.built.resolved.scenario;
     if (s.data_parallel() != data_parallel)
       continue; // the degree did not fit and the rule chose another: that one is a candidate of its own
-    candidate.record = run::run_scenario(candidate.built.resolved, false).record;
+    if (s.zero_stage == 3)
+      continue; // one GPU per replica only where it holds the model: DeepSpeed's ZeRO-3 is no NeMo layout
+    // Each candidate in a process of its own: a step simulated whole leaves SimGrid initialised.
+    candidate.record = run::run_scenario(candidate.built.resolved, true).record;
     if (candidate.record.outcome != results::Outcome::Ok)
       continue;
     tried += fmt::format("{}tp {} cp {}{}: {:.1f} min", tried.empty() ? "" : "; ", s.tensor_parallel,
@@ -238,31 +241,26 @@ Prediction make_prediction(const PredictOptions& options)
                                *p.software_date > *calibration.software_reference_date;
   const double years_past_data =
       later_than_data ? p.software_date->year - calibration.software_reference_date->year : 0.0;
-  const bool trended = calibration.software_trend_for(*benchmark).has_value();
+  // The request as the surrogate sees it (its date, its generation's age): the parameter uncertainty below.
+  analysis::CalibrationCase request = mlperf::simulated_case(built, r);
+  request.benchmark = *benchmark;
+  request.fixed_s -= calibration.overhead_s_for(*benchmark); // the surrogate adds it itself
   if (p.software_date) {
-    p.software_factor = calibration.software_factor(*benchmark, *p.software_date);
-    const double measured_ahead = later_round_distance_years(calibration);
-    if (!trended)
-      notes.push_back(later_than_data
-                          ? fmt::format("software date {} is {:.2f} years after the calibration's latest round ({}) "
-                                        "and the calibration has no software trend: the efficiencies are that "
-                                        "round's, and the interval is later_round's (fit on the earlier rounds, "
-                                        "predict the latest{})",
-                                        model::to_string(*p.software_date), years_past_data,
-                                        model::to_string(*calibration.software_reference_date),
-                                        measured_ahead > 0
-                                            ? fmt::format(", {:.2f} years ahead; its excess over calibrated_family "
-                                                          "stretched in proportion beyond that distance",
-                                                          measured_ahead)
-                                            : std::string("; the calibration does not record how far ahead, so "
-                                                          "its bounds as measured"))
-                          : "the calibration has no software trend: the efficiencies are the reference date's");
-    else if (later_than_data)
+    request.software_year = p.software_date->year;
+    p.software_factor = calibration.maturity_factor(*benchmark, request.generation_year, p.software_date) /
+                        calibration.maturity_factor(*benchmark, request.generation_year, std::nullopt);
+    if (calibration.maturity.empty())
+      notes.push_back("the calibration has no software maturity: every date runs at its efficiencies");
+    if (later_than_data) {
+      const double measured_ahead = later_round_distance_years(calibration);
       notes.push_back(fmt::format(
-          "software date {} is {:.2f} years after the calibration's latest result ({}): its trend is extrapolated "
-          "and the interval is later_round's, widened by the trend's uncertainty over that distance",
-          model::to_string(*p.software_date), years_past_data,
-          model::to_string(*calibration.software_reference_date)));
+          "software date {} is {:.2f} years after the calibration's latest result ({}): software maturity is "
+          "extrapolated, and the interval is later_round's (fit on the earlier rounds, predict the latest{})",
+          model::to_string(*p.software_date), years_past_data, model::to_string(*calibration.software_reference_date),
+          measured_ahead > 0 ? fmt::format(", {:.2f} years ahead; its excess over calibrated_family stretched in "
+                                           "proportion beyond that distance", measured_ahead)
+                             : std::string("; the calibration does not record how far ahead, so its bounds as measured")));
+    }
   }
   const auto regimes = model::regimes_for(calibration.intervals, generation_calibrated, built.mapping.gpu_type,
                                           *benchmark, system.accelerators_total(), later_than_data);
@@ -273,20 +271,14 @@ Prediction make_prediction(const PredictOptions& options)
                                 "wider of {} and beyond_calibrated_scale",
                                 system.accelerators_total(), model::to_string(*benchmark),
                                 calibration.intervals.calibrated_accelerators.at(*benchmark), regime));
-  // The request's own parameter uncertainty, through the surrogate of its simulated step.
-  analysis::CalibrationCase request = mlperf::simulated_case(built, r);
-  request.benchmark = *benchmark;
-  request.fixed_s -= calibration.overhead_s_for(*benchmark); // the surrogate adds it itself
-  // The request's efficiencies are the calibration's moved to its date: at the calibration's
-  // parameters the surrogate moves them the same way, and the trend's standard error enters the
-  // log-sd in proportion to the distance from the reference date.
-  if (p.software_date)
-    request.software_year = p.software_date->year;
+  // The request's own parameter uncertainty, through the surrogate of its simulated step: at a date,
+  // maturity's standard errors enter in proportion to how far the date moves the efficiencies.
   p.parameter_sd =
       analysis::parameter_log_sd(analysis::ParameterSpace::for_request(request, calibration), request, calibration);
-  // A trend widens the interval through parameter_sd; without one, later_round's bounds stretch.
+  // Beyond the distance later_round was measured at, its bounds stretch (maturity saturates: its
+  // standard errors alone would not widen the interval with the distance).
   p.interval = model::interval_s(calibration.intervals, regimes, units::from_minutes(r.time_to_train_min),
-                                p.parameter_sd, trended ? 0.0 : years_past_data);
+                                p.parameter_sd, years_past_data);
   if (!p.interval)
     notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   return p;
@@ -354,7 +346,7 @@ void print_prediction_text(const Prediction& p, const PredictOptions& options)
              e.compute, e.memory, r.scale_up_link_fraction, r.nic_link_fraction, e.step_overhead_s, options.calibration_path.empty() ? ": embedded calibration/mlperf.yaml" : " " + options.calibration_path);
   fmt::print("software   {} ({}){}\n",
              p.software_date ? model::to_string(*p.software_date) : std::string("reference date"), p.software_date_source,
-             p.software_factor != 1 ? fmt::format(": kernel efficiencies x {:.4f} by the software trend", p.software_factor)
+             p.software_factor != 1 ? fmt::format(": kernel efficiencies x {:.4f} by software maturity", p.software_factor)
                                     : std::string());
   fmt::print("step       {:.4g} s, {:.1f} samples/s{}\n", r.effective_iter_time_s,
              s.global_batch_size / r.effective_iter_time_s, r.input_bound != 0 ? " (input bound)" : "");
@@ -408,10 +400,10 @@ void add_predict_command(CLI::App& app)
   command->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   auto* round = command->add_option(
       "--round", options->round,
-      "MLPerf Training round to predict for (v5.0 = software of 2025-05): the calibration's software trend moves "
-      "the kernel efficiencies to that date; a date after the calibration's data is extrapolated (regime "
+      "MLPerf Training round to predict for (v5.0 = software of 2025-05): the calibration's software maturity "
+      "moves the kernel efficiencies to that date; a date after the calibration's data is extrapolated (regime "
       "later_round). Default: the round of the MLPerf systems/vX.Y/ folder the --system file is in, else the "
-      "calibration's reference date");
+      "calibration's reference date (its latest result)");
   command->add_option("--date", options->date, "Software date to predict for, YYYY-MM or YYYY-MM-DD (as --round)")
       ->excludes(round);
   add_catalog_option(*command);

@@ -46,11 +46,12 @@ bool fits_with_fewest_recomputed_blocks(model::Scenario& s, const model::Workloa
 
 /// Llama 2 with `model_parallel` GPUs per replica (micro-batch 1, so the replicas must divide the
 /// global batch), split as NeMo splits it: tp = 4 first, then 8, 2, 1 (within a node), cp the rest
-/// (at most 8). A replica of one GPU holds the whole model only sharded: ZeRO-3, as the
-/// DeepSpeed-based submissions run it. False (and `s`'s parallelism unspecified) when no split
-/// divides or fits.
+/// (at most 8). A replica of one GPU holds the whole model where it fits (NeMo's v5.0 configurations
+/// on B200 and GB200: tp 1, 8 replicas of the FP8 frozen weights on 8 GPUs), else, with `zero3`,
+/// only sharded: ZeRO-3, as the DeepSpeed-based submissions run it. False (and `s`'s parallelism
+/// unspecified) when no split divides or fits.
 bool llama_model_parallel_layout(model::Scenario& s, const model::WorkloadTrace& workload, const model::GpuType& gpu,
-                                 int per_node, int model_parallel)
+                                 int per_node, int model_parallel, bool zero3 = true)
 {
   if (model_parallel < 1 || s.gpus % model_parallel != 0 || s.global_batch_size % (s.gpus / model_parallel) != 0)
     return false;
@@ -62,14 +63,15 @@ bool llama_model_parallel_layout(model::Scenario& s, const model::WorkloadTrace&
       continue;
     s.tensor_parallel = tp;
     s.context_parallel = cp;
-    s.zero_stage = model_parallel == 1 ? 3 : 0;
+    s.zero_stage = 0;
+    if (fits_with_fewest_recomputed_blocks(s, workload, gpu))
+      return true;
+    s.zero_stage = model_parallel == 1 && zero3 ? 3 : 0;
     if (s.zero_stage == 3) { // DeepSpeed on the reference's Hugging Face code: every decoder layer checkpointed
       s.activation_checkpointing = true;
       s.activation_checkpointing_blocks.reset();
       if (fits(s, workload, gpu))
         return true;
-    } else if (fits_with_fewest_recomputed_blocks(s, workload, gpu)) {
-      return true;
     }
   }
   s.zero_stage = 0;
@@ -93,12 +95,13 @@ void llama_layout(model::Scenario& s, const model::WorkloadTrace& workload, cons
         llama_model_parallel_layout(s, workload, gpu, per_node, s.gpus / data_parallel))
       return;
   }
-  // Without logs: the least model parallelism that divides the batch and fits, at least 2 (every
-  // NeMo submission of the data runs tp >= 2; one GPU per replica is DeepSpeed's ZeRO-3, slower).
-  for (int model_parallel = 2; model_parallel <= std::min(s.gpus, 64); model_parallel *= 2)
-    if (llama_model_parallel_layout(s, workload, gpu, per_node, model_parallel))
+  // Without logs: the least model parallelism that divides the batch and fits, one GPU per replica only
+  // where it holds the whole model (NeMo on B200; DeepSpeed's ZeRO-3 of one GPU per replica is slower
+  // than two GPUs with the weights split).
+  for (int model_parallel = 1; model_parallel <= std::min(s.gpus, 64); model_parallel *= 2)
+    if (llama_model_parallel_layout(s, workload, gpu, per_node, model_parallel, false))
       return;
-  throw std::invalid_argument("no Llama 2 layout (model parallelism 2-64 as tp <= 8 with SP and cp <= 8, "
+  throw std::invalid_argument("no Llama 2 layout (model parallelism 1-64 as tp <= 8 with SP and cp <= 8, "
                               "micro-batch 1) divides global batch " +
                               std::to_string(s.global_batch_size) + " over " + std::to_string(s.gpus) +
                               " GPUs and fits in " + gpu.name + " memory");
