@@ -12,6 +12,7 @@ struct ErrorLists {
   std::vector<double> all;
   std::map<model::Benchmark, std::vector<double>> by_benchmark;
   std::map<std::string, std::vector<double>> by_bucket;
+  std::map<std::string, std::vector<double>> by_family;
 
   void add(const CalibrationCase& c, double predicted_s)
   {
@@ -19,6 +20,7 @@ struct ErrorLists {
     all.push_back(ape);
     by_benchmark[c.benchmark].push_back(ape);
     by_bucket[bucket_label(c.accelerators)].push_back(ape);
+    by_family[c.family].push_back(ape);
   }
 
   ModelErrors summarise() const
@@ -29,6 +31,8 @@ struct ErrorLists {
       errors.by_benchmark[name] = summarise_errors(apes);
     for (const auto& [name, apes] : by_bucket)
       errors.by_bucket[name] = summarise_errors(apes);
+    for (const auto& [name, apes] : by_family)
+      errors.by_family[name] = summarise_errors(apes);
     return errors;
   }
 };
@@ -71,6 +75,9 @@ ModeComparison compare_mode(ValidationMode mode, const std::vector<CalibrationCa
   for (const auto& [bucket, errors] : comparison.gpuscale.by_bucket)
     if (!(errors.median_pct < comparison.regression.by_bucket.at(bucket).median_pct))
       comparison.buckets_lost.push_back(bucket);
+  for (const auto& [family, errors] : comparison.gpuscale.by_family)
+    if (errors.median_pct > comparison.regression.by_family.at(family).median_pct)
+      comparison.families_lost.push_back(family);
   return comparison;
 }
 

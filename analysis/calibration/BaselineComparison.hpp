@@ -1,8 +1,8 @@
 #pragma once
 /// gpuscale's left-out predictions against the baseline regression's (ScalingRegression.hpp) in each
 /// validation mode (ValidationSplit.hpp): both models fitted on the same training results and judged
-/// on the same left-out ones, by absolute percentage error overall, per benchmark and per
-/// accelerator bucket (AcceleratorBucket.hpp).
+/// on the same left-out ones, by absolute percentage error overall, per benchmark, per accelerator
+/// bucket (AcceleratorBucket.hpp) and per accelerator family.
 
 #include "analysis/calibration/CalibrationCase.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
@@ -25,6 +25,7 @@ struct ModelErrors {
   ErrorSummary overall;
   std::map<model::Benchmark, ErrorSummary> by_benchmark;
   std::map<std::string, ErrorSummary> by_bucket; ///< bucket_label -> errors
+  std::map<std::string, ErrorSummary> by_family; ///< catalog accelerator family -> errors
 };
 
 struct ModeComparison {
@@ -38,6 +39,7 @@ struct ModeComparison {
   ModelErrors gpuscale, regression;
   bool beats_overall = false;             ///< gpuscale's median APE below the regression's
   std::vector<std::string> buckets_lost;  ///< buckets where gpuscale's median APE is not below
+  std::vector<std::string> families_lost; ///< families where gpuscale's median APE is above (reported, not the target)
   double median_reduction_pct = 0;        ///< (regression median - gpuscale median) / regression median x 100
 
   bool beats_in_every_bucket() const { return buckets_lost.empty(); }

@@ -57,7 +57,16 @@ void print_mode(const analysis::ModeComparison& c)
     if (c.gpuscale.by_bucket.contains(bucket))
       print_row(bucket, c.gpuscale.by_bucket.at(bucket), c.regression.by_bucket.at(bucket));
   }
+  fmt::print("  by accelerator family\n");
+  for (const auto& [family, ours] : c.gpuscale.by_family)
+    print_row(family, ours, c.regression.by_family.at(family));
   fmt::print("  {}\n", verdict(c));
+  if (!c.families_lost.empty()) {
+    std::string lost;
+    for (const auto& family : c.families_lost)
+      lost += " " + family;
+    fmt::print("  families where gpuscale's median is above the regression's:{}\n", lost);
+  }
 }
 
 } // namespace
