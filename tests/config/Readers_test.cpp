@@ -98,9 +98,8 @@ TEST_CASE("every built-in catalog accelerator has its compute-unit count", "[con
   CHECK(catalog.gpu_types.at("gaudi3").compute_units == 8);
 }
 
-TEST_CASE("compute_units is optional in a user catalog: absent reads as 0 (unknown)", "[config][catalog]")
-{
-  const std::string entry = R"(accelerators:
+/// A user catalog of one accelerator with only the required fields; the optional ones are appended.
+const std::string kToyAcceleratorCatalog = R"(accelerators:
   - name: toy-gpu
     vendor: nvidia
     peak: {bf16: "100 TFLOP/s"}
@@ -109,6 +108,10 @@ TEST_CASE("compute_units is optional in a user catalog: absent reads as 0 (unkno
     intra_node_bandwidth: "100 GB/s"
     tdp: "300 W"
 )";
+
+TEST_CASE("compute_units is optional in a user catalog: absent reads as 0 (unknown)", "[config][catalog]")
+{
+  const std::string entry = kToyAcceleratorCatalog;
   const std::string without = write_temp("no-compute-units.yaml", entry);
   CHECK(config::read_platform_catalog(without).gpu_types.at("toy-gpu").compute_units == 0);
   const std::string with = write_temp("compute-units.yaml", entry + "    compute_units: 40\n");
@@ -164,15 +167,7 @@ TEST_CASE("every built-in catalog accelerator states when it became available", 
 
 TEST_CASE("available_since is optional: 'YYYY-MM' reads as the decimal year of the month's first day", "[config][catalog]")
 {
-  const std::string entry = R"(accelerators:
-  - name: toy-gpu
-    vendor: nvidia
-    peak: {bf16: "100 TFLOP/s"}
-    memory: "16 GiB"
-    memory_bandwidth: "1 TB/s"
-    intra_node_bandwidth: "100 GB/s"
-    tdp: "300 W"
-)";
+  const std::string entry = kToyAcceleratorCatalog;
   CHECK(config::read_platform_catalog(write_temp("no-date.yaml", entry)).gpu_types.at("toy-gpu").available_since_year == 0);
   const auto dated = config::read_platform_catalog(write_temp("date.yaml", entry + "    available_since: \"2023-04\"\n"));
   CHECK(dated.gpu_types.at("toy-gpu").available_since_year == Approx(2023.0 + 90.0 / 365.0)); // 1 April: day 91

@@ -222,7 +222,9 @@ TEST_CASE("analysis::left_out_s of the scale and round modes equal a leave-group
   const std::pair<analysis::ValidationMode, std::function<bool(const analysis::CalibrationCase&)>> splits[] = {
       {analysis::ValidationMode::ScaleExtrapolation, [](const analysis::CalibrationCase& c) { return c.accelerators > 64; }},
       {analysis::ValidationMode::LeaveRoundOut, [](const analysis::CalibrationCase& c) { return c.round == "v4.1"; }}};
-  for (const auto& [mode, held_out] : splits) {
+  for (const auto& split : splits) {
+    const auto mode = split.first;
+    const auto& held_out = split.second; // a named reference: lambdas cannot capture structured bindings in C++17
     INFO(analysis::to_string(mode));
     const auto by_mode = analysis::left_out_s(space, cases, mode, fit.x);
     const auto by_group = analysis::leave_group_out(
