@@ -31,6 +31,11 @@ double optimizer_state_bytes_per_param(model::Optimizer optimizer, model::Precis
   return states + (mixed ? 4.0 : 0.0); // + fp32 master copy in mixed precision
 }
 
+double frozen_weight_bytes_per_param(model::Precision precision)
+{
+  return model::needs_own_units(precision) ? model::format_bytes(precision) : model::element_bytes(precision);
+}
+
 MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision, int data_parallel)
 {
@@ -67,7 +72,7 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
   MemoryEstimate m;
   m.capacity_bytes = gpu.memory_bytes;
   m.parameter_bytes = element * psi / (model::shards_parameters(stage) ? n : 1.0);
-  m.frozen_bytes = element * frozen / (model::shards_parameters(stage) ? n : 1.0);
+  m.frozen_bytes = frozen_weight_bytes_per_param(precision) * frozen / (model::shards_parameters(stage) ? n : 1.0);
   m.gradient_bytes = element * psi / (model::shards_gradients(stage) ? n : 1.0);
   m.optimizer_bytes = optimizer_state_bytes_per_param(workload.optimizer, precision) * psi /
                       (model::shards_optimizer_states(stage) ? n : 1.0);

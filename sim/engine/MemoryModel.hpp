@@ -5,7 +5,8 @@
 ///   stage 0: 2Ψ + 2Ψ + 12Ψ = 16Ψ     stage 1: 2Ψ + 2Ψ + 12Ψ/N
 ///   stage 2: 2Ψ + (2Ψ + 12Ψ)/N        stage 3: 16Ψ/N
 /// Frozen parameters (LoRA base, frozen encoders) have no gradient or optimizer state; they are
-/// sharded only by stage 3.
+/// sharded only by stage 3, and stored in the GEMM format when training in FP8 or FP4
+/// (frozen_weight_bytes_per_param).
 
 #include "sim/model/Scenario.hpp"
 
@@ -19,7 +20,7 @@ inline constexpr double kFrameworkReserveBytes = 1.5 * 1024 * 1024 * 1024;
 
 struct MemoryEstimate {
   double parameter_bytes = 0;   ///< trainable, low precision (sharded by stage 3)
-  double frozen_bytes = 0;      ///< frozen weights (sharded by stage 3)
+  double frozen_bytes = 0;      ///< frozen weights (sharded by stage 3; FP8/FP4: in the GEMM format)
   double gradient_bytes = 0;    ///< sharded by stages 2-3
   double optimizer_bytes = 0;   ///< fp32 master + states, sharded by stages 1-3
   double activation_bytes = 0;  ///< one micro-batch
@@ -32,6 +33,15 @@ struct MemoryEstimate {
   /// "needs 143.2 GiB (parameters ..., ...) but the GPU has 80.0 GiB"
   std::string describe_shortfall(const std::string& gpu_name) const;
 };
+
+/// Bytes per frozen parameter. A frozen weight is never updated, so it needs no higher-precision copy:
+/// only the operand its GEMMs read. Training in FP8 or FP4 stores it in that format, scales included
+/// (format_bytes: 1 byte for fp8): NVIDIA's MLPerf Llama 2 70B LoRA configurations (NeMo, v4.0-v5.0)
+/// set `fp8_params: true`, which keeps the 69 G frozen base weights as 64 GiB of FP8 instead of
+/// 128 GiB of bf16 (what lets tp 1 hold them on one 180 GB B200 with most activations stored). The
+/// FP4 formats follow the same rule; no MLPerf result of v3.0-v5.0 trains in FP4 to check it against.
+/// Other precisions store frozen weights like trainable ones (element_bytes).
+double frozen_weight_bytes_per_param(model::Precision precision);
 
 /// Bytes of optimizer state (fp32 master copy included in mixed precision) per trainable parameter:
 /// K = 12 for Adam/LAMB in the ZeRO paper's notation.

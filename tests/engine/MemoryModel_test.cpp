@@ -43,3 +43,24 @@ TEST_CASE("engine::estimate_memory counts frozen weights without gradients or op
   const auto zero3 = engine::estimate_memory(workload, scenario.scenario, gpu, model::Precision::Bf16, 8);
   CHECK(zero3.frozen_bytes == 140e9 / 8);
 }
+
+TEST_CASE("engine::estimate_memory stores frozen weights in the GEMM format under FP8 and FP4, trainable ones in bf16",
+          "[engine][memory]")
+{
+  auto workload = testing::synthetic_workload({1e6}, 1e9);
+  workload.layers[0].frozen_params = 70e9;
+  const auto scenario = testing::synthetic_scenario(testing::synthetic_platform(1, 8, 100e9, 1e-6), workload, 8, 1);
+  const auto gpu = testing::synthetic_gpu();
+  const auto bf16 = engine::estimate_memory(workload, scenario.scenario, gpu, model::Precision::Bf16, 8);
+  const auto fp8 = engine::estimate_memory(workload, scenario.scenario, gpu, model::Precision::Fp8, 8);
+  const auto nvfp4 = engine::estimate_memory(workload, scenario.scenario, gpu, model::Precision::Nvfp4, 8);
+  const auto mxfp4 = engine::estimate_memory(workload, scenario.scenario, gpu, model::Precision::Mxfp4, 8);
+  CHECK(fp8.frozen_bytes == 70e9);                              // 1 byte each (NeMo's fp8_params)
+  CHECK(nvfp4.frozen_bytes == Approx(70e9 * (0.5 + 1.0 / 16))); // E2M1 + one E4M3 scale per 16
+  CHECK(mxfp4.frozen_bytes == Approx(70e9 * (0.5 + 1.0 / 32))); // E2M1 + one E8M0 scale per 32
+  // The trainable weights, their gradients and the optimizer's master copy are as in bf16.
+  CHECK(fp8.parameter_bytes == bf16.parameter_bytes);
+  CHECK(fp8.gradient_bytes == bf16.gradient_bytes);
+  CHECK(fp8.optimizer_bytes == bf16.optimizer_bytes);
+  CHECK(fp8.total_bytes() == Approx(bf16.total_bytes() - 70e9));
+}
