@@ -1,4 +1,5 @@
 #include "analysis/calibration/CalibrationFit.hpp"
+#include "sim/model/SoftwareMaturity.hpp"
 #include "sim/units/Quantity.hpp"
 
 
@@ -91,11 +92,15 @@ std::vector<double> within_residuals(const Problem& p, const std::vector<double>
   return out;
 }
 
+/// The within residuals' sum of squares plus the priors (of maturity at launch: the only ones that
+/// vary in this objective, the others add a constant).
 double within_sum(const Problem& p, const std::vector<double>& x)
 {
   double sum = 0;
   for (double r : within_residuals(p, x))
     sum += r * r;
+  for (std::size_t j = 0; j < x.size() && j < p.prior_weight.size(); ++j)
+    sum += p.prior_weight[j] * x[j] * x[j];
   return sum;
 }
 
@@ -188,6 +193,9 @@ void maturity_uncertainties(const Problem& p, CalibrationFitResult& result, cons
     for (std::size_t b = 0; b < n; ++b)
       for (std::size_t k = 0; k < r0.size(); ++k)
         jtj[a][b] += derivative[a][k] * derivative[b][k];
+  for (std::size_t a = 0; a < n; ++a) // the prior's information, as in add_uncertainties
+    if (indices[a] < p.prior_weight.size())
+      jtj[a][a] += p.prior_weight[indices[a]];
   const auto covariance = inverse_spd(jtj);
   const double dof = std::max(1.0, static_cast<double>(r0.size()) - static_cast<double>(p.repeats.size()) -
                                        static_cast<double>(n));
@@ -372,6 +380,7 @@ double prior_sd(const ParameterSpace::Parameter& p)
   switch (p.group) { // optimiser coordinates (ParameterSpace::value_of): run overhead in minutes
     case ParameterSpace::Group::Overhead: return units::to_minutes(kRunOverheadPriorSd_s);
     case ParameterSpace::Group::StepOverhead: return kStepOverheadPriorSd_s;
+    case ParameterSpace::Group::Maturity: return p.label == model::kMaturityGapKey ? 0.0 : kMaturityAtLaunchPriorSd;
     default: return 0.0;
   }
 }
