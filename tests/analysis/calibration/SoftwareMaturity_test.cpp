@@ -346,18 +346,21 @@ TEST_CASE("analysis::fit_calibration recovers software maturity from a young and
   for (auto& c : cases)
     c.actual_s = space.predict_s(c, truth);
   const auto fit = analysis::fit_calibration(space, cases);
-  CHECK(fit.rms_log_error < 1e-4);
+  // Noiseless data, recovered up to the pull of the prior on maturity at launch toward 1
+  // (kMaturityAtLaunchPriorSd, CalibrationFit.hpp): measured 0.617 for 0.6 and 0.174 for 0.2, 0.6 % rms.
+  CHECK(fit.rms_log_error < 0.01);
   const auto value = [&](const char* name) { return fit.parameters[static_cast<std::size_t>(space.index_of(name))]; };
-  CHECK(value("maturity.at_launch.bert").value == Approx(0.6).epsilon(1e-2));
-  CHECK(value("maturity.at_launch.resnet").value == Approx(0.9).epsilon(1e-2));
-  CHECK(value("maturity.gap_kept_per_year").value == Approx(0.2).epsilon(3e-2));
+  CHECK(value("maturity.at_launch.bert").value == Approx(0.6).epsilon(0.04));
+  CHECK(value("maturity.at_launch.bert").value > 0.6); // pulled toward mature, never away
+  CHECK(value("maturity.at_launch.resnet").value == Approx(0.9).epsilon(0.02));
+  CHECK(value("maturity.gap_kept_per_year").value == Approx(0.2).epsilon(0.2));
   CHECK(value("maturity.at_launch.bert").standard_error < 0.01);
-  // Fitted on v4.0-v5.1 only, maturity predicts v6.0 (noiseless data: almost exactly).
+  // Fitted on v4.0-v5.1 only, maturity predicts v6.0 within the prior's pull (3 %).
   const auto left_out = analysis::left_out_s(space, cases, analysis::ValidationMode::LeaveRoundOut, fit.x);
   int predicted = 0;
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (cases[i].round == "v6.0") {
-      CHECK(left_out[i] == Approx(cases[i].actual_s).epsilon(2e-3));
+      CHECK(left_out[i] == Approx(cases[i].actual_s).epsilon(0.03));
       ++predicted;
     }
   CHECK(predicted == 12);
