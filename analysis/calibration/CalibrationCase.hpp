@@ -17,7 +17,7 @@ namespace gpuscale::analysis {
 /// are held: nccl-tests' measurements, or declared values where there is none. None at present:
 /// `nvlink_mesh` fitted comes out identified (0.67 +- 0.24 on 35 results) but the leave-one-system-out
 /// median worsens (5.6 % to 6.1 %), and `pcie` cannot be told from generation.ada-lovelace, the PCIe
-/// systems' generation (two passes gave 0.43 and 1.0 at the bound). docs/CALIBRATION.md.
+/// systems' generation (two passes gave 0.43 and 1.0 at the bound). docs/LIMITS.md, "Alternatives measured".
 inline constexpr std::array<const char*, 0> kFittedLinkClasses{};
 
 struct CalibrationCase {

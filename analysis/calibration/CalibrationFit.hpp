@@ -60,7 +60,7 @@ inline constexpr double kMaturityAtLaunchPriorSd = 0.5;
 /// Scale of the fit's robust (pseudo-Huber) loss on log residuals: errors up to about 5 % (the
 /// spread of one system's scores between rounds and submitters) count quadratically, larger ones
 /// linearly, like the median error the validation reports. Chosen by cross-validation among 0.025,
-/// 0.05, 0.1, 0.2 and plain least squares (docs/CALIBRATION.md, "Robust fit").
+/// 0.05, 0.1, 0.2 and plain least squares (docs/CALIBRATION.md, "Robust loss").
 inline constexpr double kRobustLogScale = 0.05;
 /// The residual log-sd that weighs the prior against the data (the committed fit's rms log error is 0.15-0.18).
 inline constexpr double kPriorResidualLogSd = 0.15;

@@ -82,7 +82,7 @@ public:
   /// step overheads.
   double value_of(std::size_t index, const std::vector<double>& x) const;
 
-  /// What a result's time to train is fitted and predicted at (docs/CALIBRATION.md, section 4).
+  /// What a result's time to train is fitted and predicted at (docs/CALIBRATION.md, "Convergence as submitted").
   enum class ConvergenceBasis {
     Table, ///< the convergence table's samples, both: the fitted efficiencies absorb how far submissions converge from it
     Runs,  ///< fitted at the samples each result's runs trained; predicted at the table's times the

@@ -33,7 +33,8 @@ std::vector<double> refit_fold(const ParameterSpace& space, const std::vector<Ca
   if (fold.predicted.empty() || std::none_of(use.begin(), use.end(), [](bool u) { return u; }))
     return {};
   // Parameters only the left-out cases inform get no data: they stay at the space's neutral start
-  // (generation factor 1: the catalog datasheet alone), not at the full fit's value.
+  // (a generation factor at the reference generation's 0.8, model::kReferenceComputeFraction: the
+  // catalog datasheet at Hopper's fraction), not at the full fit's value.
   std::vector<double> warm = start;
   // The reference date as the training cases alone decide it.
   const ParameterSpace fold_space =

@@ -1,5 +1,5 @@
 #pragma once
-/// Kernel times measured on a GPU against the kernel time model (docs/CALIBRATION.md, "Kernel
+/// Kernel times measured on a GPU against the kernel time model (docs/VALIDATION.md, "Kernel
 /// timings"): per op and pass how far the model is from the measurement and what fraction of the
 /// datasheet roofline the kernels reach; the fixed time per kernel and the streaming bandwidth that
 /// the memory-bound kernels imply; the smallest kernel's time; and per workload and micro-batch the

@@ -27,7 +27,7 @@ struct ModeResiduals {
 /// The log-sd of `c`'s surrogate time implied by `calibration`'s standard errors (delta method over
 /// the parameters `space` gives `c`, central differences). The calibration stores 1-sigma per
 /// parameter, not their correlations, so the parameters are taken as uncorrelated; parameters the
-/// calibration lacks (an uncalibrated generation: factor 1) count with no uncertainty.
+/// calibration lacks (an uncalibrated generation: the reference generation's 0.8) count with no uncertainty.
 double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, const model::Calibration& calibration);
 
 /// The left-out residuals of every prediction regime, from the left-out predictions of the validation

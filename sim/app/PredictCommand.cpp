@@ -359,7 +359,7 @@ void print_prediction_text(const Prediction& p, const PredictOptions& options)
              r.time_to_train_min, interval_text, r.ttt_training_min, r.ttt_evaluation_min, r.ttt_overhead_min,
              r.samples_to_converge);
   fmt::print("regime     {} (interval from the left-out errors of that validation mode, widened where the request's "
-             "parameter log-sd {:.3f} exceeds the mode's; docs/CALIBRATION.md)\n",
+             "parameter log-sd {:.3f} exceeds the mode's; docs/VALIDATION.md, \"Prediction intervals and regimes\")\n",
              p.regime, p.parameter_sd);
   for (const auto& n : p.notes)
     fmt::print("note       {}\n", n);
@@ -392,7 +392,7 @@ void add_predict_command(CLI::App& app)
   command->add_option("--gradient-accumulation", options->accumulation_steps,
                       "Micro-batches accumulated per step, as a submission logs gradient_accumulation_steps: fixes "
                       "the micro-batch (or, for llama2_70b_lora at micro-batch 1, the data-parallel degree) where "
-                      "that layout divides and fits (default: the layout rule of docs/CALIBRATION.md; for llama2_70b_lora the "
+                      "that layout divides and fits (default: the layout rule of docs/MLPERF_DATA.md; for llama2_70b_lora the "
                       "fastest of its candidate layouts, each simulated)")
       ->check(CLI::PositiveNumber);
   command->add_option("--calibration", options->calibration_path, "Calibration file (default: the embedded one)")

@@ -145,7 +145,8 @@ void print_error_summaries(const LeftOutErrors& e)
   fmt::print("  in-sample fit (all results)\n");
   print_summary_row("all", e.in_sample);
   fmt::print("\nLeave-one-accelerator-family-out: the family's results predicted without any of them\n"
-             "(its generation factor then falls back to 1 when no other family shares the generation)\n");
+             "(its generation factor then falls back to the reference generation's, Hopper's 0.8, when no other\n"
+             "family shares the generation)\n");
   fmt::print("  {:<18} {:>4} {:>9} {:>9} {:>9}\n", "family", "n", "median %", "mean %", "p90 %");
   for (const auto& [name, apes] : e.by_family)
     print_summary_row(name, apes);

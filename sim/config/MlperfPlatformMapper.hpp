@@ -30,7 +30,8 @@
 ///   NVLS      NVSwitch nodes of hopper / blackwell accelerators (third-generation NVSwitch and later)
 ///   SHARP     >= 2 nodes whose compute NICs are InfiniBand HDR, NDR or XDR (Quantum / Quantum-2
 ///             switches aggregate large messages); the JSONs never say whether a submission enabled
-///             it, so this is an assumption the calibration's validation tests (docs/CALIBRATION.md)
+///             it, so this is an assumption the calibration's validation tests (docs/MLPERF_DATA.md,
+///             "System description → platform")
 
 #include "sim/model/MlperfSystem.hpp"
 #include "sim/model/Platform.hpp"

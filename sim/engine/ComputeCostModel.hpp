@@ -1,6 +1,6 @@
 #pragma once
 /// The time of one layer's kernels on one accelerator, from their shapes (workloads/SCHEMA.md,
-/// "Kernels") and the accelerator's datasheet (docs/CALIBRATION.md, section 4):
+/// "Kernels") and the accelerator's datasheet (docs/CALIBRATION.md, "Kernel time"):
 ///
 ///   t(kernel) = max( occupied FLOP / (peak x e_c),  bytes / (HBM bandwidth x e_m) ) + launch
 ///

@@ -23,7 +23,8 @@ void GpuActor::operator()()
   // This actor is the only one computing on its GPU's host (communication actors never compute), so
   // a kernel always has the whole GPU: its duration is FLOP / speed, exactly what an Exec activity
   // would take. A sleep gives that time at a third of the simulation cost (an Exec also enters the
-  // CPU model's sharing solver), which matters at 1000 GPUs x 800 kernels (docs/BENCHMARKS.md).
+  // CPU model's sharing solver), which matters at 1000 GPUs x 800 kernels (docs/BENCHMARKS_COLLECTIVES.md,
+  // "What bounds an unfolded step: SimGrid's cost per flow").
   const double speed_flop_per_s = sg4::this_actor::get_host()->get_speed();
   for (const Instruction& instruction : program_.instructions) {
     if (instruction_start_s_ != nullptr)

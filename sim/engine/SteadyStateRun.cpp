@@ -17,9 +17,9 @@ namespace {
 
 // The first try keeps a quarter of a run and at least 8 units (up to 5 of warm-up, then two pairs to
 // compare); a run whose last units are not yet periodic is tried again with 2x as many, while that
-// is at most half of it. Warm-up of the 80-layer Llama 2 forward (docs/BENCHMARKS.md): 1 unit at 64
-// and 256 GPUs, 6 at 1024 on the 2:1 fat tree, 13 at 2048 on the 512-node tree: a quarter (20
-// units) settles them in one try.
+// is at most half of it. Warm-up of the 80-layer Llama 2 forward (docs/BENCHMARKS.md, "Steady state,
+// and the platform at thousands of GPUs"): 1 unit at 64 and 256 GPUs, 6 at 1024 on the 2:1 fat tree,
+// 13 at 2048 on the 512-node tree: a quarter (20 units) settles them in one try.
 constexpr std::size_t kFirstKeptUnits = 8;
 constexpr std::size_t kFirstKeptShare = 4; // a quarter of the run
 constexpr std::size_t kKeptGrowth = 2;
@@ -268,7 +268,8 @@ StepTrace execute_with_steady_state(StepSetup& setup, SteadyStateReport* report)
     kept.push_back(std::max(kFirstKeptUnits, (run.units + kFirstKeptShare - 1) / kFirstKeptShare));
   // Tries stop once they would have simulated as many instructions as the whole step has: a step
   // that never settles costs at most about twice its simulation. (The warm-up grows with scale: the
-  // Llama 2 forward settles after 1 unit at 256 GPUs, 6 at 1024 and 13 at 2048, docs/BENCHMARKS.md.)
+  // Llama 2 forward settles after 1 unit at 256 GPUs, 6 at 1024 and 13 at 2048: docs/BENCHMARKS.md,
+  // "Steady state, and the platform at thousands of GPUs".)
   std::size_t simulated_instructions = 0;
   while (!runs.empty()) {
     ShortenedProgram shortened;

@@ -26,8 +26,9 @@
 namespace gpuscale::engine {
 
 /// Events of counterpart units may differ by this much, relative to the shortened step's duration,
-/// and still count as the same. Measured on the bench scenarios (docs/BENCHMARKS.md): 0-2e-16 s
-/// once a run has settled (rounding), ~1e-4 s while it has not.
+/// and still count as the same. Measured on the bench scenarios (docs/BENCHMARKS.md, "Steady state, and
+/// the platform at thousands of GPUs"): 0-2e-16 s once a run has settled (rounding), ~1e-4 s while it
+/// has not.
 inline constexpr double kPeriodTolerance = 1e-12;
 
 /// How a step was simulated.

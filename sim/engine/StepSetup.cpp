@@ -33,7 +33,8 @@ std::set<std::pair<CollectiveOp, double>> collectives_on(const std::vector<StepP
 
 /// Whether any of `collectives` runs halving-doubling on `layout` with `requested` (the plan
 /// run_collective makes): only then does the platform need its partners' routes, most of which
-/// cross the fabric's top (the cost of building a 4096-GPU platform, docs/BENCHMARKS.md).
+/// cross the fabric's top (the cost of building a 4096-GPU platform: docs/BENCHMARKS.md, "Steady state,
+/// and the platform at thousands of GPUs").
 bool runs_halving_doubling(const std::set<std::pair<CollectiveOp, double>>& collectives,
                            model::CollectiveAlgorithm requested, const CommunicatorLayout& layout)
 {

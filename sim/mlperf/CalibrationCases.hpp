@@ -1,6 +1,6 @@
 #pragma once
 /// The MLPerf results a calibration uses, each simulated once at reference efficiencies and turned
-/// into an analysis::CalibrationCase (docs/CALIBRATION.md, "Which results").
+/// into an analysis::CalibrationCase (docs/MLPERF_DATA.md, "Which results").
 ///
 /// Taken: closed division, an olympic score, accelerators in the catalog, a layout that fits, and
 /// not a repeat of runs already taken (same run_start times under another round or system name).

@@ -47,7 +47,7 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, m
   auto& r = out.resolved;
   r.platform = out.mapping.platform;
   // Whether the InfiniBand fabric reduces (SHARP) no system description says: the calibration's
-  // declared choice decides, with the evidence it states (docs/CALIBRATION.md).
+  // declared choice decides, with the evidence it states (docs/MLPERF_DATA.md, "System description → platform").
   if (r.platform.fabric.in_network_reduction && !calibration.choice(model::kSharpOnInfinibandChoice, true)) {
     r.platform.fabric.in_network_reduction = false;
     out.mapping.notes.push_back("SHARP not assumed: the calibration's declared choice " +
@@ -67,7 +67,7 @@ MlperfScenario MlperfScenarioBuilder::build(const model::MlperfSystem& system, m
   choose_submitter_layout(s, r.workload, gpu, gpus_per_node, accumulation_steps);
   // NVIDIA's submissions capture their training step in CUDA graphs; every other submitter's are
   // assumed to as well (no system description says), so every MLPerf calibration and predict
-  // scenario runs as a CUDA graph (docs/CALIBRATION.md, "Layout rule") -- except where the ZeRO stage
+  // scenario runs as a CUDA graph (docs/MLPERF_DATA.md, "Layout rule") -- except where the ZeRO stage
   // forbids it (DeepSpeed's ZeRO-3 submissions: per-module gathers from host-side hooks).
   s.cuda_graph = model::allows_cuda_graph(s.zero());
   s.software_date = software_date;

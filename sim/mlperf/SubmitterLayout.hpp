@@ -1,6 +1,6 @@
 #pragma once
 /// How MLPerf submitters lay a benchmark out on a system, as gpuscale reproduces it for systems it
-/// has to predict (docs/CALIBRATION.md, "Layout rule"):
+/// has to predict (docs/MLPERF_DATA.md, "Layout rule"):
 ///
 ///   llama2_70b_lora  Megatron tensor parallelism with sequence parallelism and its collectives
 ///                    overlapped with the GEMMs (tp_comm_overlap), FP8 GEMMs where the accelerator

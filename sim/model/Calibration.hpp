@@ -47,7 +47,7 @@ struct BatchSizePoint {
 };
 
 /// How many times its convergence table's samples MLPerf submissions of `benchmark` train before
-/// their score (docs/CALIBRATION.md, section 4, "Convergence as submitted"): the median, over the
+/// their score (docs/CALIBRATION.md, "Convergence as submitted"): the median, over the
 /// calibration results, of each result's scored samples (its olympic runs' mean times the RCP scaling
 /// factor) over the table's samples at its global batch size. Measured, not fitted: one entry per
 /// benchmark (global_batch_size 0) and one per global batch size that at least
@@ -186,7 +186,7 @@ struct Calibration {
 /// the calibration reader accepts a value only inside it, and a scenario's `efficiency:` block may not
 /// exceed its upper bound. Every efficiency is a fraction of a datasheet figure: no kernel runs above
 /// the dense peak or the HBM bandwidth, no link above its line rate. A fit that wants a bound is a
-/// modelling error to find (docs/CALIBRATION.md), not a value to widen the range for.
+/// modelling error to find (docs/LIMITS.md, "Known limits of the model"), not a value to widen the range for.
 struct ParameterRange {
   double lower = 0;
   double upper = 0;

@@ -27,7 +27,8 @@ struct TrainingInterval {
 
 /// The rate a run trains at once warmed up: the median samples per second of `intervals` (in log
 /// order) after the first, which carries the run's warm-up (graph capture, autotuning, the first
-/// reads of the data set: Llama 2's first block runs 6-20 s longer than its rate, docs/CALIBRATION.md).
+/// reads of the data set: Llama 2's first block runs 6-20 s longer than its rate, docs/MLPERF_DATA.md,
+/// "The data: import and scoring").
 /// Intervals without positive samples and duration do not count. 0 when none is left.
 double steady_training_rate(const std::vector<TrainingInterval>& intervals);
 

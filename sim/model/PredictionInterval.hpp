@@ -5,8 +5,8 @@
 /// is predicted, and keeps the log residuals log(actual / predicted):
 ///   calibrated_family                 leave one system out (the accelerator's family keeps its other systems)
 ///   new_family_calibrated_generation  leave one accelerator family out, where another family shares its generation
-///   uncalibrated_generation           leave one family out, where it is alone in its generation (factor 1:
-///                                     the datasheet alone)
+///   uncalibrated_generation           leave one family out, where it is alone in its generation (factor
+///                                     0.8, Hopper's: the datasheet at the reference generation's fraction)
 ///   beyond_calibrated_scale           fit on <= kScaleSplitAccelerators accelerators, predict the larger results
 ///   later_round                       fit on the earlier rounds, predict the latest one
 /// The 80 % interval of a prediction t is [t exp(q_low), t exp(q_high)], q_low and q_high the split-

@@ -1,6 +1,7 @@
 #pragma once
 /// The busy time of one GPU's step split by what bounds it, so calibration can rescale it for other
-/// efficiencies without simulating again (docs/CALIBRATION.md, "surrogate"):
+/// efficiencies without simulating again (docs/CALIBRATION.md, "The fit: a surrogate instead of the
+/// simulator in the loop"):
 ///
 ///   busy(e_c, e_m) = F / (P e_c) + sum_k n_k max(f_k / (P e_c), b_k / (H e_m)) + O / (H e_m) + L
 ///

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A100 against H100, the way issue 13 asks (docs/CALIBRATION.md, "A100 against H100"): ResNet-50 on
+"""A100 against H100, the way issue 13 asks (docs/VALIDATION.md, "A100 against H100"): ResNet-50 on
 8 A100 SXM 80 GB takes, in the committed calibration, within 15 % of the time ratio of the best 8-GPU
 results of each in the MLPerf data (about 2.1x); the model's ratio is taken at one global batch on the
 submitters' own system descriptions, so it is the hardware's alone. Prints the BERT ratio beside it,
@@ -78,7 +78,7 @@ if a100 and h100:
         print("model, BERT at global batch 768: %.2f / %.2f min = %.2fx" %
               (bert_slow["predicted_minutes"], bert_fast["predicted_minutes"], ratio))
         # BERT's step is mostly FLOP-bound, so the A100 is slower than its HBM alone would make it
-        # (3.35 / 2.039 TB/s); docs/CALIBRATION.md says why the model's ratio exceeds even the dense
-        # peaks' 3.17x (generation.ampere).
+        # (3.35 / 2.039 TB/s); docs/VALIDATION.md, "A100 against H100", says why the model's ratio
+        # exceeds even the dense peaks' 3.17x (generation.ampere).
         tally.check(ratio > 3350.0 / 2039.0, "BERT A100 : H100 %.2f above the HBM bandwidth ratio" % ratio)
 tally.finish()

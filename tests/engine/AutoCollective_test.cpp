@@ -47,7 +47,8 @@ TEST_CASE("engine auto (flow level) stays within 5 % of the per-step step where 
   // 14-23 % above its contention-free time. The per-step form waits for every channel at every step;
   // the flow-level one lets the channels run apart, as NCCL's independent rings do, and pays the step
   // latencies at the end. Measured: auto 3.0 % and 4.5 % faster here; on BERT-Large at 16-64 GPUs on
-  // such a tree at most 0.05 %, over the 229 MLPerf results at most 0.73 % (docs/BENCHMARKS.md).
+  // such a tree at most 0.05 %, over the 229 MLPerf results at most 0.73 % (docs/BENCHMARKS_COLLECTIVES.md,
+  // "`auto` at flow level at every size").
   const auto workload = testing::synthetic_workload(std::vector<double>(16, 8e6), 1e9);
   for (const double nic_Bps : {25e9, 50e9}) {
     auto platform = testing::synthetic_platform(8, 4, 200e9, 1e-6, nic_Bps, model::FabricTopology::FatTree);

@@ -16,8 +16,9 @@ std::string to_string(CollectiveOp op);
 /// Each channel runs as its own flows, as NCCL's channels are independent rings; the per-step forms
 /// (`ring`, `hierarchical`) cost O(p²) simulated communications and stay as the explicit validation
 /// forms. Over the 229 MLPerf calibration results the two differ by at most 0.73 % of the step
-/// (docs/BENCHMARKS.md). plan_collective then takes halving-doubling instead for an all-reduce where
-/// its estimate is lower (small messages). Any other `requested` is returned as it is.
+/// (docs/BENCHMARKS_COLLECTIVES.md, "`auto` at flow level at every size"). plan_collective then takes
+/// halving-doubling instead for an all-reduce where its estimate is lower (small messages). Any other
+/// `requested` is returned as it is.
 model::CollectiveAlgorithm choose_algorithm(model::CollectiveAlgorithm requested, bool hierarchical);
 
 /// What `auto` adds to an all-reduce where the hardware allows it, as NCCL does: NVLS in a switch

@@ -12,7 +12,8 @@
 /// On an uncontended ring both give the closed form; under contention both share links with the
 /// rest of the traffic. Paying the latencies at the end rather than after each phase starts a
 /// later phase a few microseconds early: it saves one blocking call per phase and rank, which is
-/// most of the cost at thousands of GPUs (docs/BENCHMARKS.md).
+/// most of the cost at thousands of GPUs (docs/BENCHMARKS_COLLECTIVES.md, "What bounds an unfolded step:
+/// SimGrid's cost per flow").
 ///
 /// How the phases follow each other (RingExecution): one after another, or, for the hierarchical
 /// algorithms, pipelined as NCCL runs them in chunks: the intra-node phases (one lane, in order, on
