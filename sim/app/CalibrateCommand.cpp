@@ -3,6 +3,7 @@
 #include "sim/app/ConvergenceBasisOption.hpp"
 #include "sim/app/SoftwareDateOption.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
 #include "analysis/calibration/PredictionIntervals.hpp"
@@ -83,6 +84,7 @@ std::vector<double> surrogate_differences(const mlperf::CaseSet& set, const anal
 void run_calibrate(const CalibrateOptions& options)
 {
   const auto start = std::chrono::steady_clock::now();
+  (void)checked_output_path(options.output_path, {options.mlperf_dir, options.reference_path});
   const model::Calibration reference =
       options.reference_path.empty() ? config::default_calibration() : config::read_calibration(options.reference_path);
   const mlperf::CaseSet set = mlperf::prepare_calibration_cases(options.mlperf_dir, reference,

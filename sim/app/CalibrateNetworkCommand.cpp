@@ -7,6 +7,7 @@
 
 #include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/ReplacedFile.hpp"
 #include "sim/app/NetworkCalibrationReport.hpp"
 #include "sim/app/OutputPath.hpp"
 #include "analysis/calibration/NetworkFit.hpp"
@@ -140,14 +141,7 @@ model::CalibratedValue calibrated_value(const analysis::NetworkFittedParameter& 
 
 void write_network_calibration(const std::string& path, const model::Calibration& calibration)
 {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    out << config::format_network_calibration(calibration);
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
+  write_replacing(path, [&](std::ostream& out) { out << config::format_network_calibration(calibration); });
 }
 
 /// The fit's measured series and the collective benchmarks that simulate them, one of each per log.

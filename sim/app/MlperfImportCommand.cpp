@@ -85,7 +85,7 @@ results::MlperfRunRow run_row(const model::MlperfEntry& e, const model::MlperfRu
 
 void run_import(const ImportOptions& options)
 {
-  const std::string output = checked_output_path(options.output_path);
+  const std::string output = checked_output_path(options.output_path, {options.dir, mlperf::catalog_path()});
   const config::MlperfImport imported = config::read_mlperf_repository(options.dir);
   const model::Platform catalog = config::read_platform(mlperf::catalog_path());
   std::vector<results::MlperfRunRow> runs;

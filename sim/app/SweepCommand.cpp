@@ -220,7 +220,9 @@ void sweep(const SweepOptions& given)
   }
   if (options.output_path.empty())
     throw std::invalid_argument("sweep: -o/--output is required (unless --dry-run)");
-  options.output_path = checked_output_path(given.output_path, {options.sweep_path});
+  std::vector<std::string> inputs = sweep::sweep_input_files(spec);
+  inputs.push_back(options.sweep_path);
+  options.output_path = checked_output_path(given.output_path, inputs);
 
   results::SweepManifest manifest{spec.sweep_id, spec.path, spec.text, spec.points_total, spec.runnable_indices(),
                                   shard.index, shard.count, sweep::hash_sweep_inputs(spec)};

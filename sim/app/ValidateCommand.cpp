@@ -5,6 +5,8 @@
 #include "sim/app/CalibrationReport.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
+#include "sim/app/ReplacedFile.hpp"
 #include "sim/app/ValidationPlot.hpp"
 #include "analysis/calibration/BaselineComparison.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
@@ -46,9 +48,7 @@ struct ValidateOptions {
 void write_mode_residuals(const std::string& path, const std::vector<analysis::ModeResiduals>& modes,
                           const std::vector<analysis::CalibrationCase>& cases)
 {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
+  write_replacing(path, [&](std::ostream& out) {
     out << "regime,round,system,benchmark,accelerators,actual_minutes,predicted_minutes,log_residual,parameter_log_sd\n";
     for (const auto& mode : modes)
       for (std::size_t k = 0; k < mode.cases.size(); ++k) {
@@ -59,10 +59,7 @@ void write_mode_residuals(const std::string& path, const std::vector<analysis::M
                            units::to_minutes(c.actual_s) / std::exp(r), r,
                            k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0);
       }
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
+  });
 }
 
 /// The coverage of the 80 % intervals per validation mode, and their width.
@@ -188,6 +185,16 @@ void print_software_maturity(const analysis::ParameterSpace& space, const std::v
 
 void run_validate(const ValidateOptions& options)
 {
+  // Every output checked before any simulation, against everything validate reads (--write-intervals
+  // is the one file it rewrites on purpose).
+  const std::vector<std::string> inputs{options.mlperf_dir, options.calibration_path, options.write_intervals_path};
+  if (!options.residuals_path.empty())
+    (void)checked_output_path(options.residuals_path, inputs);
+  if (!options.plot_path.empty())
+    for (const std::string suffix : {"", ".dat", ".gp"}) // the PNG, and gnuplot's data and script beside it
+      (void)checked_output_path(options.plot_path + suffix, inputs);
+  if (!options.write_intervals_path.empty())
+    (void)checked_output_path(options.write_intervals_path, {options.mlperf_dir, options.calibration_path});
   const model::Calibration reference = options.calibration_path.empty()
                                            ? config::default_calibration()
                                            : config::read_calibration(options.calibration_path);
