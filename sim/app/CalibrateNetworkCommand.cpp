@@ -15,6 +15,7 @@
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/NcclTestsLogReader.hpp"
+#include "sim/config/NcclTestsPlausibility.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/engine/CollectiveBenchmark.hpp"
 #include "sim/model/ScenarioResolution.hpp"
@@ -124,6 +125,7 @@ std::vector<NetworkCalibrationLog> read_logs(const CalibrateNetworkOptions& opti
       entry.rows = fitted_rows(entry.log);
       if (entry.rows.empty())
         diagnostics.add({entry.log.file, 0, 0, "/rows", "no row with a size and a time above 0 to fit"});
+      config::check_plausible_rows(entry.log, diagnostics);
       logs.push_back(std::move(entry));
     } catch (const config::ConfigError& e) {
       for (const auto& d : e.diagnostics())
