@@ -13,6 +13,7 @@
 #include "analysis/calibration/CrossValidation.hpp"
 #include "analysis/calibration/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
+#include "sim/config/PrintableText.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
@@ -113,7 +114,7 @@ LeftOutErrors print_left_out_predictions(const analysis::ParameterSpace& space,
   for (std::size_t i : order) {
     const auto& c = cases[i];
     const double error = (loso[i] - c.actual_s) / c.actual_s * 100.0;
-    fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", c.round + "/" + c.system_key,
+    fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", config::printable(c.round + "/" + c.system_key),
                model::to_string(c.benchmark), c.accelerators, units::to_minutes(c.actual_s), units::to_minutes(loso[i]), error,
                c.simulation_s);
     e.by_benchmark[c.benchmark].push_back(std::abs(error));
