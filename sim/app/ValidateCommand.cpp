@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -184,6 +185,21 @@ void print_software_maturity(const analysis::ParameterSpace& space, const std::v
   }
 }
 
+/// The gate's threshold: a comparison with NaN is always false and a negative or zero threshold is
+/// the gate switched off, so both are usage errors (exit 2), not a gate that never closes.
+CLI::Validator positive_finite_percent()
+{
+  return CLI::Validator(
+      [](std::string& text) {
+        double value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value <= 0)
+          return "expected a positive, finite percentage, got '" + text + "'";
+        return std::string();
+      },
+      "PERCENT > 0");
+}
+
 void run_validate(const ValidateOptions& options)
 {
   // Every output checked before any simulation, against everything validate reads (--write-intervals
@@ -275,7 +291,8 @@ void add_validate_command(CLI::App& app)
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--max-median-ape", options->max_median_ape_pct,
-                      "Exit with status 1 if the leave-one-system-out median APE exceeds this many percent");
+                      "Exit with status 1 if the leave-one-system-out median APE exceeds this many percent")
+      ->check(positive_finite_percent());
   command->add_option("--write-intervals", options->write_intervals_path,
                       "Calibration file whose prediction intervals (intervals:) to replace by these (parameters untouched)")
       ->check(CLI::ExistingFile);
