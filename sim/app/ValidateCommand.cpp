@@ -202,8 +202,9 @@ CLI::Validator positive_finite_percent()
 
 void run_validate(const ValidateOptions& options)
 {
-  // Every output checked before any simulation, against everything validate reads (--write-intervals
-  // is the one file it rewrites on purpose).
+  // Every output checked before any simulation, against everything validate reads. --write-intervals
+  // is the one file it rewrites on purpose, and may be the --calibration validated: only the MLPerf
+  // folder is out of bounds for it.
   const std::vector<std::string> inputs{options.mlperf_dir, options.calibration_path, options.write_intervals_path};
   if (!options.residuals_path.empty())
     (void)checked_output_path(options.residuals_path, inputs);
@@ -211,7 +212,7 @@ void run_validate(const ValidateOptions& options)
     for (const std::string suffix : {"", ".dat", ".gp"}) // the PNG, and gnuplot's data and script beside it
       (void)checked_output_path(options.plot_path + suffix, inputs);
   if (!options.write_intervals_path.empty())
-    (void)checked_output_path(options.write_intervals_path, {options.mlperf_dir, options.calibration_path});
+    (void)checked_output_path(options.write_intervals_path, {options.mlperf_dir});
   const model::Calibration reference = options.calibration_path.empty()
                                            ? config::default_calibration()
                                            : config::read_calibration(options.calibration_path);

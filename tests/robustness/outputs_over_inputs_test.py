@@ -6,7 +6,8 @@ byte-identical and no new file behind (no temporary file either).
 Cases (each command on a copy of its inputs, the output aimed at one of them):
 - `mlperf import DIR -o` a result log inside DIR, a new file inside DIR;
 - `calibrate --mlperf DIR -o` a system description inside DIR;
-- `validate --mlperf DIR --plot` / `--residuals` inside DIR, `--residuals` over `--calibration`;
+- `validate --mlperf DIR --plot` / `--residuals` / `--write-intervals` inside DIR, `--residuals` over
+  `--calibration` (`--write-intervals` may name the `--calibration` validated: it rewrites it on purpose);
 - `platform export -o` the catalog file the platform imports, and the platform itself;
 - `run` / `plan -o` the workload, the platform or a catalog file the scenario reads;
 - `sweep -o` a workload one of its points reads;
@@ -72,6 +73,8 @@ with tempfile.TemporaryDirectory() as tmp:
             os.path.join(mlperf, "plot.png"), inside, tmp)
     refused("validate --residuals over a system description",
             ("validate", "--mlperf", mlperf, "--residuals", system), system, inside, tmp)
+    refused("validate --write-intervals in its folder", ("validate", "--mlperf", mlperf, "--write-intervals", system),
+            system, inside, tmp)
     calibration = os.path.join(tmp, "calibration.yaml")
     shutil.copy(os.path.join(source_dir, "calibration", "mlperf.yaml"), calibration)
     refused("validate --residuals over --calibration",
