@@ -3,10 +3,12 @@
 #include "sim/app/ConvergenceBasisOption.hpp"
 #include "sim/app/SoftwareDateOption.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
 #include "analysis/calibration/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
+#include "sim/config/PrintableText.hpp"
 
 #include <fmt/format.h>
 
@@ -53,7 +55,7 @@ void print_contention(const mlperf::CaseSet& set, const std::vector<double>& exc
                  ? std::string()
                  : fmt::format("; {} contended, SimGrid slower by median {:.2f} %, max {:.2f} % ({})",
                                contended_pct.size(), analysis::summarise_errors(contended_pct).median_pct,
-                               100 * excess[worst], set.cases[worst].key()));
+                               100 * excess[worst], config::printable(set.cases[worst].key())));
 }
 
 /// Absolute percentage differences between the surrogate and a re-simulation of every case at the fitted
@@ -83,6 +85,7 @@ std::vector<double> surrogate_differences(const mlperf::CaseSet& set, const anal
 void run_calibrate(const CalibrateOptions& options)
 {
   const auto start = std::chrono::steady_clock::now();
+  (void)checked_output_path(options.output_path, {options.mlperf_dir, options.reference_path});
   const model::Calibration reference =
       options.reference_path.empty() ? config::default_calibration() : config::read_calibration(options.reference_path);
   const mlperf::CaseSet set = mlperf::prepare_calibration_cases(options.mlperf_dir, reference,
@@ -91,11 +94,11 @@ void run_calibrate(const CalibrateOptions& options)
   if (set.cases.empty())
     throw std::invalid_argument("no usable MLPerf result in " + options.mlperf_dir);
   fmt::print("results    {} simulated ({:.0f} s of simulation, slowest {:.1f} s: {}), {} left out{}\n",
-             set.cases.size(), set.simulation_wall_s, set.slowest_simulation_s, set.slowest_case, set.excluded.size(),
+             set.cases.size(), set.simulation_wall_s, set.slowest_simulation_s, config::printable(set.slowest_case), set.excluded.size(),
              options.list_excluded ? ":" : " (--list-excluded lists them)");
   if (options.list_excluded)
     for (const auto& why : set.excluded)
-      fmt::print("  {}\n", why);
+      fmt::print("  {}\n", config::printable(why)); // quotes logs and folder names
 
   // Where SimGrid's reference step equals the analytical executor's, no two transfers shared a
   // link: the re-simulation below runs analytically there, on SimGrid elsewhere.
@@ -116,7 +119,8 @@ void run_calibrate(const CalibrateOptions& options)
     in_sample.push_back(analysis::absolute_percentage_error(predicted_s, c.actual_s));
     loso.push_back(analysis::absolute_percentage_error(loso_s[i], c.actual_s));
     if (std::abs(std::log(predicted_s / c.actual_s)) > analysis::outlier_log_error())
-      outliers.push_back(fmt::format("  {}/{}/{} {} x{}: {:+.1f} %", c.round, c.submitter, c.system,
+      outliers.push_back(fmt::format("  {}/{}/{} {} x{}: {:+.1f} %", config::printable(c.round),
+                                     config::printable(c.submitter), config::printable(c.system),
                                      model::to_string(c.benchmark), c.accelerators,
                                      100 * (predicted_s / c.actual_s - 1)));
   }

@@ -7,6 +7,7 @@
 
 #include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/ReplacedFile.hpp"
 #include "sim/app/NetworkCalibrationReport.hpp"
 #include "sim/app/OutputPath.hpp"
 #include "analysis/calibration/NetworkFit.hpp"
@@ -14,6 +15,7 @@
 #include "sim/config/CalibrationReader.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/NcclTestsLogReader.hpp"
+#include "sim/config/NcclTestsPlausibility.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/engine/CollectiveBenchmark.hpp"
 #include "sim/model/ScenarioResolution.hpp"
@@ -123,6 +125,7 @@ std::vector<NetworkCalibrationLog> read_logs(const CalibrateNetworkOptions& opti
       entry.rows = fitted_rows(entry.log);
       if (entry.rows.empty())
         diagnostics.add({entry.log.file, 0, 0, "/rows", "no row with a size and a time above 0 to fit"});
+      config::check_plausible_rows(entry.log, diagnostics);
       logs.push_back(std::move(entry));
     } catch (const config::ConfigError& e) {
       for (const auto& d : e.diagnostics())
@@ -140,14 +143,7 @@ model::CalibratedValue calibrated_value(const analysis::NetworkFittedParameter& 
 
 void write_network_calibration(const std::string& path, const model::Calibration& calibration)
 {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    out << config::format_network_calibration(calibration);
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
+  write_replacing(path, [&](std::ostream& out) { out << config::format_network_calibration(calibration); });
 }
 
 /// The fit's measured series and the collective benchmarks that simulate them, one of each per log.

@@ -1,4 +1,5 @@
 #include "sim/app/CalibrationReport.hpp"
+#include "sim/app/ReplacedFile.hpp"
 
 #include "analysis/calibration/ValidationSplit.hpp"
 #include "analysis/maths/IsotonicRegression.hpp"
@@ -160,14 +161,7 @@ std::string format_step_rate_check(const analysis::StepRateCheck& check)
 
 void write_calibration_file(const std::string& path, const model::Calibration& calibration)
 {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    out << config::format_calibration(calibration);
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
+  write_replacing(path, [&](std::ostream& out) { out << config::format_calibration(calibration); });
 }
 
 void print_case_progress(const char* what, std::size_t done, std::size_t total)

@@ -6,6 +6,7 @@
 #include "analysis/frontier/MarkdownReport.hpp"
 #include "analysis/frontier/TimeMetric.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
 #include "sim/mlperf/MlperfFrontierRows.hpp"
 #include "sim/results/MlperfTables.hpp"
 #include "sim/results/ResultsFile.hpp"
@@ -65,6 +66,7 @@ void frontier(FrontierOptions options)
       throw std::invalid_argument(std::string("--deadline: ") + e.what());
     }
   }
+  (void)checked_output_folder(options.output_dir, {options.results_path});
   options.analysis.topsis_weights = parse_weights(options.weights);
   if (options.clusters > 0)
     options.analysis.clustering.k = options.clusters;

@@ -4,6 +4,7 @@
 #include "sim/config/MlperfPlatformMapper.hpp"
 #include "sim/config/MlperfRepositoryReader.hpp"
 #include "sim/config/PlatformReader.hpp"
+#include "sim/config/PrintableText.hpp"
 #include "sim/results/MlperfTables.hpp"
 #include "sim/run/Version.hpp"
 #include "sim/units/Quantity.hpp"
@@ -85,7 +86,7 @@ results::MlperfRunRow run_row(const model::MlperfEntry& e, const model::MlperfRu
 
 void run_import(const ImportOptions& options)
 {
-  const std::string output = checked_output_path(options.output_path);
+  const std::string output = checked_output_path(options.output_path, {options.dir, mlperf::catalog_path()});
   const config::MlperfImport imported = config::read_mlperf_repository(options.dir);
   const model::Platform catalog = config::read_platform(mlperf::catalog_path());
   std::vector<results::MlperfRunRow> runs;
@@ -101,7 +102,7 @@ void run_import(const ImportOptions& options)
   results::write_mlperf_tables(output, runs, scores, run::gpuscale_version());
   if (!options.quiet)
     for (const auto& problem : imported.problems)
-      fmt::print(stderr, "{}\n", problem);
+      fmt::print(stderr, "{}\n", config::printable(problem)); // quotes logs and folder names
   fmt::print("imported   {} entries, {} result logs ({} valid, {} reported above and not averaged in)\n",
              scores.size(), runs.size(), valid, runs.size() - valid);
   if (imported.skipped_benchmark_folders > 0)

@@ -4,6 +4,7 @@
 /// full, and compare with DeepSpeed's uniform allocation and the best homogeneous subset.
 /// docs/HETEROGENEITY.md describes the algorithm.
 
+#include "sim/config/ScenarioInputFiles.hpp"
 #include "sim/app/CatalogOption.hpp"
 #include "sim/plan/BatchProfiler.hpp"
 #include "sim/app/Commands.hpp"
@@ -167,8 +168,9 @@ void plan(const PlanOptions& options)
   const model::ResolvedScenario resolved = config::read_scenario(options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
-  const std::string output =
-      options.output_path.empty() ? "" : checked_output_path(options.output_path, {options.scenario_path});
+  std::vector<std::string> inputs = config::scenario_input_files(resolved.scenario, &resolved.platform);
+  inputs.push_back(options.scenario_path);
+  const std::string output = options.output_path.empty() ? "" : checked_results_path(options.output_path, inputs);
   std::vector<int> stages{resolved.scenario.zero_stage};
   if (options.all_stages)
     stages = {0, 1, 2, 3};

@@ -1,5 +1,6 @@
 #include "sim/app/Commands.hpp"
 #include "sim/app/OutputPath.hpp"
+#include "sim/app/ReplacedFile.hpp"
 #include "sim/config/PlatformReader.hpp"
 #include "sim/engine/PlatformXmlExporter.hpp"
 #include "sim/engine/TopologyGraph.hpp"
@@ -23,8 +24,11 @@ struct ExportOptions {
 
 void export_platform(const ExportOptions& options)
 {
+  (void)checked_output_path(options.output_path, {options.platform_path});
   const model::Platform platform = config::read_platform(options.platform_path);
-  const std::string output = checked_output_path(options.output_path, {options.platform_path});
+  std::vector<std::string> inputs = platform.source_files; // the platform and the catalogs it imports
+  inputs.push_back(options.platform_path);
+  const std::string output = checked_output_path(options.output_path, inputs);
   const auto precision = model::parse_precision(options.precision);
   if (!precision)
     throw std::invalid_argument("unknown precision '" + options.precision + "' (known: " + model::known_precisions() + ")");
@@ -33,25 +37,7 @@ void export_platform(const ExportOptions& options)
   for (const auto& type : topology.gpu_type)
     speeds.push_back(platform.gpu_types.at(type).peak_for(*precision).value_or(0.0));
 
-  // Written next to the target and renamed, so a failed export never leaves half a file.
-  const std::filesystem::path target(output);
-  const std::filesystem::path temporary =
-      target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  {
-    std::ofstream out(temporary);
-    if (!out)
-      throw std::invalid_argument(options.output_path + ": cannot create a temporary file beside it");
-    engine::write_simgrid_xml(topology, speeds, out);
-    out.close();
-    std::error_code renamed;
-    if (!out.fail())
-      std::filesystem::rename(temporary, target, renamed);
-    if (out.fail() || renamed) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw std::invalid_argument(options.output_path + ": cannot write the file (is the disk full?); nothing was written");
-    }
-  }
+  write_replacing(output, [&](std::ostream& out) { engine::write_simgrid_xml(topology, speeds, out); });
   fmt::print("wrote {} ({} GPUs, {} vertices, {} edges; host speeds = {} peak)\n", options.output_path,
              topology.gpu_vertices.size(), boost::num_vertices(topology.graph), topology.edges_by_id.size(),
              options.precision);

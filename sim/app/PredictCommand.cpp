@@ -128,6 +128,21 @@ struct SimulatedLayout {
   results::RunRecord record;
 };
 
+/// The layout rule falls back to its own choice where logged accumulation steps do not divide or fit
+/// (calibration reads what submitters logged); a user who asks for a number is told instead.
+void check_accumulation_used(int requested, const model::Scenario& s)
+{
+  if (requested <= 0 || s.gradient_accumulation_steps() == requested)
+    return;
+  const int per_replica = s.global_batch_size / s.data_parallel();
+  throw std::invalid_argument(fmt::format(
+      "--gradient-accumulation {}: global batch {} over {} replicas is {} samples per replica per step, which {} "
+      "micro-batches {} (the layout rule would use {} micro-batch(es) of {})",
+      requested, s.global_batch_size, s.data_parallel(), per_replica, requested,
+      per_replica % requested != 0 ? "do not divide" : "divide, but no layout with them fits the GPUs and their memory",
+      s.gradient_accumulation_steps(), s.micro_batch_size));
+}
+
 /// Llama 2's layout where nothing fixes it (no --gradient-accumulation): the layouts of the
 /// data-parallel degrees whose replicas of 1-64 GPUs divide the batch (each split by the rule: tp, then
 /// cp, the fewest recomputed layers that fit) are simulated from the least model parallelism up, and the
@@ -213,6 +228,7 @@ Prediction make_prediction(const PredictOptions& options)
     p.record = std::move(fastest->record);
   } else {
     p.built = builder.build(p.system, *benchmark, gbs, options.accumulation_steps, calibration, true, p.software_date);
+    check_accumulation_used(options.accumulation_steps, p.built.resolved.scenario);
     p.record = run::run_scenario(p.built.resolved, false).record;
   }
   const mlperf::MlperfScenario& built = p.built;

@@ -1,4 +1,5 @@
 #include "sim/app/CatalogOption.hpp"
+#include "sim/config/ScenarioInputFiles.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/app/OutputPath.hpp"
 #include "sim/app/RunProgress.hpp"
@@ -30,8 +31,9 @@ void run(const RunOptions& options)
   run::check_simulation_size(resolved.scenario.gpus, "scenario " + options.scenario_path);
   config::Diagnostics ignored;
   const std::string scenario_text = config::read_text_file(options.scenario_path, ignored).value_or("");
-  const std::string output =
-      options.output_path.empty() ? "" : checked_output_path(options.output_path, {options.scenario_path});
+  std::vector<std::string> inputs = config::scenario_input_files(resolved.scenario, &resolved.platform);
+  inputs.push_back(options.scenario_path);
+  const std::string output = options.output_path.empty() ? "" : checked_results_path(options.output_path, inputs);
   const auto& s = resolved.scenario;
   const run::ScenarioOutcome outcome = [&] {
     RunProgress progress(fmt::format("simulating {} GPUs x {} layers, {:.3g} cost units (GPUs x layers x micro-batches)",

@@ -220,7 +220,9 @@ void sweep(const SweepOptions& given)
   }
   if (options.output_path.empty())
     throw std::invalid_argument("sweep: -o/--output is required (unless --dry-run)");
-  options.output_path = checked_output_path(given.output_path, {options.sweep_path});
+  std::vector<std::string> inputs = sweep::sweep_input_files(spec);
+  inputs.push_back(options.sweep_path);
+  options.output_path = checked_output_path(given.output_path, inputs);
 
   results::SweepManifest manifest{spec.sweep_id, spec.path, spec.text, spec.points_total, spec.runnable_indices(),
                                   shard.index, shard.count, sweep::hash_sweep_inputs(spec)};
@@ -261,11 +263,12 @@ void sweep(const SweepOptions& given)
   const std::size_t complete = selected.size() - todo.size() + report.finished;
   std::fflush(stdout); // the summary before main()'s message on stderr
   journal.remove();     // every finished row is in the results file now
-  if (report.interrupted)
-    throw CommandExit(130, fmt::format("interrupted: {} of {} points are in {}; continue with: gpuscale sweep {} -o {}{} "
-                                       "--resume",
-                                       complete, selected.size(), options.output_path, options.sweep_path,
-                                       options.output_path, shard.count > 1 ? " --shard " + options.shard : ""));
+  if (report.interrupted) // 128 + the signal, as a shell reports a process the signal killed: 130, 143, 129
+    throw CommandExit(128 + report.stopped_by,
+                      fmt::format("interrupted: {} of {} points are in {}; continue with: gpuscale sweep {} -o {}{} "
+                                  "--resume",
+                                  complete, selected.size(), options.output_path, options.sweep_path,
+                                  options.output_path, shard.count > 1 ? " --shard " + options.shard : ""));
   if (!report.failed.empty())
     throw CommandExit(1, fmt::format("{} of {} points failed (listed above); the other {} are in {}",
                                      report.failed.size(), selected.size(), complete, options.output_path));

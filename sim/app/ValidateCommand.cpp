@@ -5,17 +5,21 @@
 #include "sim/app/CalibrationReport.hpp"
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/OutputPath.hpp"
+#include "sim/app/ReplacedFile.hpp"
 #include "sim/app/ValidationPlot.hpp"
 #include "analysis/calibration/BaselineComparison.hpp"
 #include "analysis/calibration/CalibrationFit.hpp"
 #include "analysis/calibration/CrossValidation.hpp"
 #include "analysis/calibration/PredictionIntervals.hpp"
 #include "sim/config/CalibrationReader.hpp"
+#include "sim/config/PrintableText.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -46,9 +50,7 @@ struct ValidateOptions {
 void write_mode_residuals(const std::string& path, const std::vector<analysis::ModeResiduals>& modes,
                           const std::vector<analysis::CalibrationCase>& cases)
 {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
+  write_replacing(path, [&](std::ostream& out) {
     out << "regime,round,system,benchmark,accelerators,actual_minutes,predicted_minutes,log_residual,parameter_log_sd\n";
     for (const auto& mode : modes)
       for (std::size_t k = 0; k < mode.cases.size(); ++k) {
@@ -59,10 +61,7 @@ void write_mode_residuals(const std::string& path, const std::vector<analysis::M
                            units::to_minutes(c.actual_s) / std::exp(r), r,
                            k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0);
       }
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
+  });
 }
 
 /// The coverage of the 80 % intervals per validation mode, and their width.
@@ -116,7 +115,7 @@ LeftOutErrors print_left_out_predictions(const analysis::ParameterSpace& space,
   for (std::size_t i : order) {
     const auto& c = cases[i];
     const double error = (loso[i] - c.actual_s) / c.actual_s * 100.0;
-    fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", c.round + "/" + c.system_key,
+    fmt::print("{:<62} {:<17} {:>5} {:>9.2f} {:>9.2f} {:>+7.1f}% {:>7.1f}\n", config::printable(c.round + "/" + c.system_key),
                model::to_string(c.benchmark), c.accelerators, units::to_minutes(c.actual_s), units::to_minutes(loso[i]), error,
                c.simulation_s);
     e.by_benchmark[c.benchmark].push_back(std::abs(error));
@@ -187,8 +186,34 @@ void print_software_maturity(const analysis::ParameterSpace& space, const std::v
   }
 }
 
+/// The gate's threshold: a comparison with NaN is always false and a negative or zero threshold is
+/// the gate switched off, so both are usage errors (exit 2), not a gate that never closes.
+CLI::Validator positive_finite_percent()
+{
+  return CLI::Validator(
+      [](std::string& text) {
+        double value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value <= 0)
+          return "expected a positive, finite percentage, got '" + text + "'";
+        return std::string();
+      },
+      "PERCENT > 0");
+}
+
 void run_validate(const ValidateOptions& options)
 {
+  // Every output checked before any simulation, against everything validate reads. --write-intervals
+  // is the one file it rewrites on purpose, and may be the --calibration validated: only the MLPerf
+  // folder is out of bounds for it.
+  const std::vector<std::string> inputs{options.mlperf_dir, options.calibration_path, options.write_intervals_path};
+  if (!options.residuals_path.empty())
+    (void)checked_output_path(options.residuals_path, inputs);
+  if (!options.plot_path.empty())
+    for (const std::string suffix : {"", ".dat", ".gp"}) // the PNG, and gnuplot's data and script beside it
+      (void)checked_output_path(options.plot_path + suffix, inputs);
+  if (!options.write_intervals_path.empty())
+    (void)checked_output_path(options.write_intervals_path, {options.mlperf_dir});
   const model::Calibration reference = options.calibration_path.empty()
                                            ? config::default_calibration()
                                            : config::read_calibration(options.calibration_path);
@@ -268,7 +293,8 @@ void add_validate_command(CLI::App& app)
   command->add_option("--max-accelerators", options->max_accelerators,
                       "Leave out results on more accelerators (0: none left out)");
   command->add_option("--max-median-ape", options->max_median_ape_pct,
-                      "Exit with status 1 if the leave-one-system-out median APE exceeds this many percent");
+                      "Exit with status 1 if the leave-one-system-out median APE exceeds this many percent")
+      ->check(positive_finite_percent());
   command->add_option("--write-intervals", options->write_intervals_path,
                       "Calibration file whose prediction intervals (intervals:) to replace by these (parameters untouched)")
       ->check(CLI::ExistingFile);

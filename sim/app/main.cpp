@@ -4,6 +4,7 @@
 #include "sim/app/CommandExit.hpp"
 #include "sim/app/Commands.hpp"
 #include "sim/config/ConfigError.hpp"
+#include "sim/config/PrintableText.hpp"
 #include "sim/results/ResultsFile.hpp"
 #include "sim/run/Version.hpp"
 
@@ -11,6 +12,16 @@
 
 #include <cstdio>
 #include <exception>
+
+namespace {
+
+/// An error message as it reaches the terminal: it may quote an input file, so config::printable.
+void print_error(const char* prefix, const char* what)
+{
+  std::fprintf(stderr, "%s%s\n", prefix, gpuscale::config::printable(what).c_str());
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -39,20 +50,20 @@ int main(int argc, char** argv)
     // everywhere else; --help and --version stay 0.
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const gpuscale::app::CommandExit& e) {
-    std::fprintf(stderr, "gpuscale: %s\n", e.what());
+    print_error("gpuscale: ", e.what());
     return e.status();
   } catch (const gpuscale::config::ConfigError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "%s\n", e.what()); // one printable line per diagnostic (ConfigError)
     std::fprintf(stderr, "gpuscale: %zu error(s); nothing was written\n", e.diagnostics().size());
     return 2;
   } catch (const gpuscale::results::ResultsFileError& e) {
-    std::fprintf(stderr, "gpuscale: error: %s\n", e.what());
+    print_error("gpuscale: error: ", e.what());
     return 2;
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "gpuscale: error: %s\n", e.what());
+    print_error("gpuscale: error: ", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuscale: error: %s\n", e.what());
+    print_error("gpuscale: error: ", e.what());
     return 1;
   }
   return 0;

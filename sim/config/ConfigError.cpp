@@ -1,5 +1,7 @@
 #include "sim/config/ConfigError.hpp"
 
+#include "sim/config/PrintableText.hpp"
+
 namespace gpuscale::config {
 namespace {
 
@@ -12,28 +14,6 @@ std::string join_lines(const std::vector<Diagnostic>& diagnostics)
     text += d.format();
   }
   return text;
-}
-
-/// Escapes control characters, so a quoted value cannot move the cursor or fake another line.
-std::string printable(const std::string& text)
-{
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (byte < 0x20 || byte == 0x7f) {
-      static const char* const digits = "0123456789abcdef";
-      out += "\\x";
-      out += digits[byte >> 4];
-      out += digits[byte & 0xf];
-    } else
-      out += c;
-  }
-  return out;
 }
 
 /// Moves `at` back to the start of a UTF-8 sequence, so a cut never splits a character.
@@ -52,6 +32,18 @@ std::string shortened(const std::string& text)
   const std::size_t head = character_boundary(text, keep);
   const std::size_t tail = character_boundary(text, text.size() - keep);
   return text.substr(0, head) + " [... " + std::to_string(tail - head) + " bytes omitted ...] " + text.substr(tail);
+}
+
+/// Every part of a diagnostic can quote an input file (a value, a key, a file or folder name): all
+/// of them made printable, so one diagnostic is one line whoever built it.
+std::vector<Diagnostic> printable_diagnostics(std::vector<Diagnostic> diagnostics)
+{
+  for (auto& d : diagnostics) {
+    d.file = printable(d.file);
+    d.path = printable(d.path);
+    d.message = shortened(printable(d.message));
+  }
+  return diagnostics;
 }
 
 } // namespace
@@ -74,7 +66,12 @@ std::string Diagnostic::format() const
 }
 
 ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)
-    : std::runtime_error(join_lines(diagnostics)), diagnostics_(std::move(diagnostics))
+    : ConfigError(printable_diagnostics(std::move(diagnostics)), 0)
+{
+}
+
+ConfigError::ConfigError(std::vector<Diagnostic> printable, int)
+    : std::runtime_error(join_lines(printable)), diagnostics_(std::move(printable))
 {
 }
 

@@ -19,13 +19,16 @@ struct Diagnostic {
   std::string format() const;
 };
 
-/// Thrown by the readers when an input has problems; carries every one of them.
+/// Thrown by the readers when an input has problems; carries every one of them, each made printable
+/// (config::printable on its file, path and message), so what() is one line per diagnostic.
 class ConfigError : public std::runtime_error {
 public:
   explicit ConfigError(std::vector<Diagnostic> diagnostics);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
 private:
+  ConfigError(std::vector<Diagnostic> printable, int);
+
   std::vector<Diagnostic> diagnostics_;
 };
 

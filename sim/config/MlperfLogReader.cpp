@@ -1,5 +1,6 @@
 #include "sim/config/MlperfLogReader.hpp"
 
+#include "sim/config/PrintableText.hpp"
 #include "sim/config/YamlFile.hpp"
 #include "sim/model/Benchmark.hpp"
 #include "sim/model/MlperfScore.hpp"
@@ -74,9 +75,11 @@ std::string fixed(double value, int digits)
   return out.str();
 }
 
+/// A string value of a log, made printable where it is read: every one can reach a terminal (a run's
+/// status in a problem line, the benchmark a log names) and the import's tables.
 std::string text_of(const YAML::Node& node)
 {
-  return node.IsDefined() && node.IsScalar() ? node.Scalar() : std::string();
+  return node.IsDefined() && node.IsScalar() ? printable(node.Scalar()) : std::string();
 }
 
 /// Collects the events of one log and turns them into a run.

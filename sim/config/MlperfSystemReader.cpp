@@ -1,5 +1,6 @@
 #include "sim/config/MlperfSystemReader.hpp"
 
+#include "sim/config/PrintableText.hpp"
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/YamlFile.hpp"
 
@@ -27,12 +28,13 @@ std::optional<int> whole_number(const std::string& text)
   return value;
 }
 
-/// The text of `key`, or "" if absent; a non-scalar value is reported.
+/// The text of `key`, or "" if absent; a non-scalar value is reported. Made printable where it is
+/// read: a system's names reach the terminal (predict, check, calibrate) and the import's tables.
 std::string optional_text(MappingReader& reader, const std::string& key)
 {
   if (!reader.has(key))
     return "";
-  return reader.text(key, Presence::Optional).value_or("");
+  return printable(reader.text(key, Presence::Optional).value_or(""));
 }
 
 int required_count(MappingReader& reader, const std::string& key, int minimum)
@@ -62,7 +64,7 @@ model::MlperfSystem read_system(const YAML::Node& root, const std::string& file,
   system.status = optional_text(json, "status");
   system.number_of_nodes = required_count(json, "number_of_nodes", 1);
   system.accelerators_per_node = required_count(json, "accelerators_per_node", 0);
-  system.accelerator_model_name = json.text("accelerator_model_name", Presence::Required).value_or("");
+  system.accelerator_model_name = printable(json.text("accelerator_model_name", Presence::Required).value_or(""));
   if (json.has("accelerator_model_name")) {
     const YAML::Mark mark = json.node()["accelerator_model_name"].Mark();
     system.accelerator_model_line = mark.line + 1;

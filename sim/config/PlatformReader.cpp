@@ -99,6 +99,7 @@ private:
         diagnostics_.add({path, 0, 0, "", "catalog file '" + path + "' (--catalog) does not exist"});
         continue;
       }
+      platform_.source_files.push_back(path); // an input like any catalog: outputs and sweep hashes see it
       if (auto root = load_yaml_file(path, diagnostics_)) {
         MappingReader top(*root, path, "", diagnostics_);
         read_catalog_sections(top);

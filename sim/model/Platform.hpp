@@ -104,8 +104,9 @@ struct Platform {
   std::map<std::string, NodeType> node_types;
   std::vector<NodeGroup> node_groups;
   InterNodeFabric fabric;
-  /// The files read for it: the platform file, then the catalog files it imported (a sweep hashes
-  /// them, so that a resume after any of them changed is refused).
+  /// The files read for it: the user's catalogs (--catalog), the platform file, then the catalog files
+  /// it imported (a sweep hashes them, so that a resume after any of them changed is refused; no
+  /// command writes over them).
   std::vector<std::string> source_files;
 
   int node_count() const;

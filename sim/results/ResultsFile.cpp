@@ -385,6 +385,15 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
   return ids;
 }
 
+void check_appendable(const std::string& path)
+{
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    return;
+  Handle file = open_file(path, H5F_ACC_RDONLY);
+  (void)open_runs(file.get(), path);
+}
+
 std::vector<RunRecord> read_runs(const std::string& path)
 {
   Handle file = open_file(path, H5F_ACC_RDONLY);

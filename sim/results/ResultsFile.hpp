@@ -50,6 +50,11 @@ std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunTo
 std::vector<std::int64_t> append_runs(const std::string& path, std::vector<RunToWrite> runs,
                                       const std::string& gpuscale_version, const ResultsFileLock& lock);
 
+/// Throws ResultsFileError, as append_runs would, if `path` exists and is not a results file of this
+/// schema (an empty file, another format, a corrupt or newer file): called before a simulation, so
+/// that its result is not computed only to be refused.
+void check_appendable(const std::string& path);
+
 /// All rows, in file order.
 std::vector<RunRecord> read_runs(const std::string& path);
 

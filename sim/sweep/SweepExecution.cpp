@@ -20,9 +20,9 @@ void on_interrupt(int)
   g_interrupts = g_interrupts + 1;
 }
 
-void on_terminate(int)
+void on_terminate(int signal)
 {
-  g_terminated = 1;
+  g_terminated = signal;
 }
 
 /// Installs the sweep's handlers for its lifetime and restores the previous ones afterwards.
@@ -114,6 +114,8 @@ SweepExecutionReport execute_sweep(const std::vector<const model::SweepPoint*>& 
 
   while (next < points.size() || pool.running() > 0) {
     const bool stopping = g_interrupts > 0 || g_terminated != 0;
+    if (stopping)
+      report.stopped_by = g_terminated != 0 ? static_cast<int>(g_terminated) : SIGINT;
     if (stopping && pool.running() == 0) {
       report.interrupted = true;
       break;

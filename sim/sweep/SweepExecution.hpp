@@ -24,6 +24,7 @@ struct SweepExecutionReport {
   std::size_t infeasible = 0;
   std::vector<FailedPoint> failed; ///< simulations that threw or crashed: no row
   bool interrupted = false;
+  int stopped_by = 0; ///< the signal that interrupted it (SIGINT, SIGTERM, SIGHUP); 0: none
   double elapsed_s = 0;
 };
 

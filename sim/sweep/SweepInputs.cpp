@@ -1,5 +1,7 @@
 #include "sim/sweep/SweepInputs.hpp"
 
+#include "sim/config/ScenarioInputFiles.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -33,27 +35,22 @@ std::string relative_to(const std::string& path, const fs::path& folder)
 
 } // namespace
 
-std::vector<results::SweepInput> hash_sweep_inputs(const model::SweepSpec& spec)
+std::vector<std::string> sweep_input_files(const model::SweepSpec& spec)
 {
   std::set<std::string> paths;
-  std::set<std::string> workloads;
-  auto add_scenario_files = [&](const model::Scenario& s) {
-    for (const auto* path : {&s.platform_path, &s.workload_path, &s.convergence_path, &s.network_calibration_path})
-      if (!path->empty())
-        paths.insert(*path);
-    if (!s.workload_path.empty() && workloads.insert(s.workload_path).second) { // next to the workload (ScenarioReader)
-      const fs::path host_input = fs::path(s.workload_path).parent_path() / "host_input" / "host_input.yaml";
-      if (std::error_code error; fs::exists(host_input, error))
-        paths.insert(host_input.lexically_normal().string());
-    }
-  };
   std::set<const model::Platform*> platforms; // shared by the points that name the same file
   for (const auto& point : spec.points) {
-    add_scenario_files(point.scenario);
-    if (point.platform_file && platforms.insert(point.platform_file.get()).second)
-      for (const auto& file : point.platform_file->source_files)
-        paths.insert(file);
+    const bool new_platform = point.platform_file && platforms.insert(point.platform_file.get()).second;
+    for (auto& file : config::scenario_input_files(point.scenario, new_platform ? point.platform_file.get() : nullptr))
+      paths.insert(std::move(file));
   }
+  return {paths.begin(), paths.end()};
+}
+
+std::vector<results::SweepInput> hash_sweep_inputs(const model::SweepSpec& spec)
+{
+  const std::vector<std::string> files = sweep_input_files(spec);
+  const std::set<std::string> paths(files.begin(), files.end());
   std::error_code error;
   const fs::path parent = fs::path(spec.path).parent_path();
   fs::path folder = fs::absolute(parent.empty() ? fs::path(".") : parent, error).lexically_normal();

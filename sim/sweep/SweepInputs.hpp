@@ -10,6 +10,10 @@
 
 namespace gpuscale::sweep {
 
+/// Every platform file (with the catalog files it imports), workload, convergence table, network
+/// calibration and host-input table the points of `spec` read, as they name them, sorted.
+std::vector<std::string> sweep_input_files(const model::SweepSpec& spec);
+
 /// Every platform file (with the catalog files it imports), workload, convergence table and host-input
 /// table the points of `spec` read, hashed now; sorted by path relative to the sweep file's folder.
 std::vector<results::SweepInput> hash_sweep_inputs(const model::SweepSpec& spec);

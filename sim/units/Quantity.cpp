@@ -110,12 +110,22 @@ std::string dimension_description(Dimension dimension)
 double parse_quantity(std::string_view text, Dimension dimension)
 {
   const std::string_view trimmed = trim(text);
-  const std::size_t space = trimmed.find(' ');
-  if (space == std::string_view::npos)
+  // The number ends at the first space, or, written without one ("900GB/s"), where a number can no
+  // longer continue: from_chars stops there, before the unit's first letter.
+  std::size_t split = trimmed.find(' ');
+  if (split == std::string_view::npos) {
+    double ignored = 0.0;
+    const auto [end, error] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), ignored);
+    if (error != std::errc())
+      throw UnitError("expected " + dimension_description(dimension) + ", got '" + std::string(text) +
+                      "' (it does not start with a number)");
+    split = static_cast<std::size_t>(end - trimmed.data());
+  }
+  if (split >= trimmed.size())
     throw UnitError("expected " + dimension_description(dimension) + ", got '" + std::string(text) +
                     "' (a number needs an explicit unit)");
-  const std::string_view number_text = trimmed.substr(0, space);
-  const std::string_view unit_text = trim(trimmed.substr(space + 1));
+  const std::string_view number_text = trimmed.substr(0, split);
+  const std::string_view unit_text = trim(trimmed.substr(split));
 
   double value = 0.0;
   const auto [end, error] = std::from_chars(number_text.data(), number_text.data() + number_text.size(), value);

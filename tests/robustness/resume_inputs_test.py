@@ -2,7 +2,7 @@
 """`gpuscale sweep --resume` after an input changed refuses and names the file.
 
 A sweep records the content hash of every file its points read (platform, imported catalog files,
-workload, convergence table, host-input table) in its manifest. Each of those files is edited in turn
+workload, convergence table, host-input table, the user's --catalog files) in its manifest. Each of those files is edited in turn
 after the sweep ran: `--resume` exits 2 naming that file, the results file stays byte-identical and no
 journal is left; with the file restored, `--resume` goes on (exit 0).
 Usage: resume_inputs_test.py BUILD_DIR SOURCE_DIR"""
@@ -70,5 +70,30 @@ with tempfile.TemporaryDirectory() as tmp:
     moved = subprocess.run([gpuscale, "sweep", os.path.relpath(sweep, source_dir), "-o", results, "--resume"],
                            capture_output=True, text=True, cwd=source_dir)
     check(moved.returncode == 0, "the same inputs seen from another folder: --resume goes on: " + moved.stderr)
+
+    # A user catalog (--catalog) is an input like the others: left out, edited or restored.
+    user = os.path.join(tmp, "user_catalog.yaml")
+    shutil.copy(os.path.join(source_dir, "tests", "data", "catalog", "user_catalog.yaml"), user)
+    with_catalog = os.path.join(tmp, "with_catalog.h5")
+    first = subprocess.run([gpuscale, "sweep", "--catalog", user, sweep, "-o", with_catalog, "-j", "1"],
+                           capture_output=True, text=True)
+    check(first.returncode == 0, "a sweep with --catalog runs: " + first.stderr)
+    with open(with_catalog, "rb") as f:
+        before = f.read()
+    without = subprocess.run([gpuscale, "sweep", sweep, "-o", with_catalog, "--resume"], capture_output=True, text=True)
+    check(without.returncode == 2 and "cannot resume: the sweep no longer reads user_catalog.yaml" in without.stderr,
+          "--resume without the sweep's --catalog is refused, naming it: " + without.stderr)
+    with open(user, "a") as f:
+        f.write("# edited after the sweep started\n")
+    edited = subprocess.run([gpuscale, "sweep", "--catalog", user, sweep, "-o", with_catalog, "--resume"],
+                            capture_output=True, text=True)
+    check(edited.returncode == 2 and "cannot resume: user_catalog.yaml changed since the sweep started" in edited.stderr,
+          "--resume after the --catalog file changed is refused, naming it: " + edited.stderr)
+    with open(with_catalog, "rb") as f:
+        check(f.read() == before, "the refused resumes leave the results file unchanged")
+    shutil.copy(os.path.join(source_dir, "tests", "data", "catalog", "user_catalog.yaml"), user)
+    resumed = subprocess.run([gpuscale, "sweep", "--catalog", user, sweep, "-o", with_catalog, "--resume"],
+                             capture_output=True, text=True)
+    check(resumed.returncode == 0, "the same --catalog: --resume goes on: " + resumed.stderr)
 
 tally.finish()

@@ -21,7 +21,9 @@ set(GPUSCALE_SLOW_TESTS
   "every convergence table's run-start overhead covers the MLPerf logs' start of training"
   "app: the kernel-timing script plans every launched kernel once and workload kernels reads its output"
   "app: a user catalog (--catalog) replaces and adds entries for run, predict and check"
-  "robustness: the same inputs give identical results rows through the command line")
+  "robustness: the same inputs give identical results rows through the command line"
+  "robustness: no command writes over its inputs or into a folder it reads, and nothing is left behind"
+  "robustness: refusals come before the work, options are never silently ignored, signals exit 128 + N")
 if(DEFINED CMAKE_PROJECT_NAME)
   # Configure time (tests/CMakeLists.txt): the tests add_test defines.
   foreach(name IN LISTS GPUSCALE_SLOW_TESTS)

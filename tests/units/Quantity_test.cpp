@@ -20,6 +20,22 @@ TEST_CASE("units::parse_quantity converts decimal and binary prefixes to SI", "[
   CHECK(parse_quantity("2.5 USD/h", Dimension::UsdPerHour) == 2.5);
 }
 
+TEST_CASE("units::parse_quantity reads a quantity written without the space before its unit", "[units]")
+{
+  CHECK(parse_quantity("900GB/s", Dimension::BytesPerSecond) == 900e9);
+  CHECK(parse_quantity("400Gb/s", Dimension::BytesPerSecond) == 50e9);
+  CHECK(parse_quantity("80GiB", Dimension::Bytes) == 80.0 * 1024 * 1024 * 1024);
+  CHECK(parse_quantity("1.5us", Dimension::Seconds) == Approx(1.5e-6).epsilon(1e-15));
+  CHECK(parse_quantity("4.1e9FLOP", Dimension::Flop) == 4.1e9);
+  CHECK(parse_quantity(" 2h ", Dimension::Seconds) == 7200.0);
+  CHECK_THROWS_WITH(parse_quantity("900GB", Dimension::BytesPerSecond), Catch::Contains("unknown unit 'GB' in '900GB'"));
+  CHECK_THROWS_WITH(parse_quantity("eightGiB", Dimension::Bytes),
+                    "expected a data size such as \"80 GiB\", got 'eightGiB' (it does not start with a number)");
+  CHECK_THROWS_WITH(parse_quantity("-5GB/s", Dimension::BytesPerSecond), "expected a non-negative value, got '-5GB/s'");
+  CHECK_THROWS_AS(parse_quantity("nanGiB", Dimension::Bytes), UnitError);
+  CHECK_THROWS_AS(parse_quantity("infGB/s", Dimension::BytesPerSecond), UnitError);
+}
+
 TEST_CASE("units::parse_quantity rejects bare numbers, wrong units and negative values", "[units]")
 {
   CHECK_THROWS_WITH(parse_quantity("80", Dimension::Bytes),
