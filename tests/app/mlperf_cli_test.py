@@ -97,9 +97,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check(batches[3][1] == 8192, "512 GPUs run what the 512-GPU result ran: " + str(batches))
     check(batches[-1][1] == 16384 and "capped at the largest batch the RCPs cover" in batches[-1][2], str(batches))
 
-    # Llama 2 without logs: the layout is the fastest of those that fit, each simulated. On 80 GB H100s
-    # that is NVIDIA's tp 4 storing every layer (29.6 min in the model), not tp 2, which must recompute
-    # 72 of 80 layers: the chosen minutes equal the least of the layouts --gradient-accumulation fixes.
+    # Llama 2 without logs: the layout is the fastest of those that fit, each simulated. On 80 GB H100s,
+    # with the frozen weights in FP8, NVIDIA's tp 4 storing every layer and tp 2 recomputing 33 of 80
+    # come out within 2 % (26.9 and 26.6 min in the model), tp 1 recomputing all of them 15 % slower:
+    # the chosen minutes equal the least of the layouts --gradient-accumulation fixes.
     box8 = os.path.join(data, "systems", "v9.9", "Acme__box8.json")
     chosen = run("predict", "--system", box8, "--benchmark", "llama2_70b_lora", "--format", "json")
     check(chosen.returncode == 0, "Llama 2 on 8 H100: " + chosen.stderr)
@@ -112,7 +113,7 @@ with tempfile.TemporaryDirectory() as tmp:
             fixed.append(json.loads(one.stdout)["predicted_minutes"])
     if chosen.returncode == 0 and len(fixed) == 3:
         result = json.loads(chosen.stdout)
-        check(result["tensor_parallel"] == 4 and result["context_parallel"] == 1, str(result))
+        check(result["tensor_parallel"] in (2, 4) and result["context_parallel"] == 1, str(result))
         check(result["predicted_minutes"] == min(fixed), str(result["predicted_minutes"]) + " vs " + str(fixed))
         check(max(fixed) > 1.1 * min(fixed), "the layouts differ: " + str(fixed))
         check(any(note.startswith("layout: the fastest of the layouts that fit") for note in result["notes"]),
