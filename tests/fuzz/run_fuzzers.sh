@@ -25,8 +25,12 @@ build=${GPUSCALE_FUZZ_BUILD:-build-fuzz}
 mlperf=${GPUSCALE_MLPERF_DIR:-$source_dir/../shared/mlperf}
 
 mkdir -p "$build"
+# A new tree builds the fuzz targets and what they link; one `./run sanitize` configured (tests included)
+# keeps its tests.
+testing=()
+[[ -f "$build/CMakeCache.txt" ]] || testing=(-DBUILD_TESTING=OFF)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-      -DGPUSCALE_FUZZ=ON -DBUILD_TESTING=OFF >"$build/configure.log" 2>&1 ||
+      -DGPUSCALE_FUZZ=ON "${testing[@]}" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target gpuscale_fuzzers -j"${GPUSCALE_FUZZ_JOBS:-1}"
 
