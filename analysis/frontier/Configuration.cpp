@@ -30,7 +30,8 @@ std::vector<Configuration> feasible_configurations(const std::vector<results::Ru
                    std::to_string(run.micro_batch_size) + "|" + run.collective + "|ckpt" +
                    std::to_string(run.activation_checkpointing) + "/" + std::to_string(run.recomputed_blocks) + "|" + run.simgrid_config + "|tp" +
                    std::to_string(run.tp) + "|cp" + std::to_string(run.cp) + "|sp" +
-                   std::to_string(run.sequence_parallel) + "|graph" + std::to_string(run.cuda_graph) + "|bucket" +
+                   std::to_string(run.sequence_parallel) + "|graph" + std::to_string(run.cuda_graph) + "|overlap" +
+                   std::to_string(run.overlap_comm) + "|bucket" +
                    std::to_string(run.bucket_bytes) +
                    "|prefetch" + std::to_string(run.zero3_prefetch_params) + "|" + run.input_pipeline + "|" +
                    run.batch_per_rank +

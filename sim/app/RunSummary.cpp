@@ -31,9 +31,10 @@ std::string format_setup_line(const model::Scenario& s, const results::RunRecord
                         s.micro_batch_size, s.data_parallel(), s.gradient_accumulation_steps(), s.gpus,
                         s.data_parallel(), s.tensor_parallel, s.context_parallel);
   }
-  return fmt::format("setup      ZeRO-{}, {}, global batch {} = {}{}{}, collective {} ({})\n", r.zero_stage, r.precision,
-                     s.global_batch_size, batch, s.sequence_parallel ? ", sequence parallel" : "",
-                     checkpointing_phrase(r), r.collective_used, r.collective);
+  return fmt::format("setup      ZeRO-{}, {}, global batch {} = {}{}{}, collective {} ({}), overlap_comm {}\n",
+                     r.zero_stage, r.precision, s.global_batch_size, batch,
+                     s.sequence_parallel ? ", sequence parallel" : "", checkpointing_phrase(r), r.collective_used,
+                     r.collective, r.overlap_comm != 0 ? "on" : "off");
 }
 
 std::string checkpointing_phrase(const results::RunRecord& r)
@@ -138,7 +139,11 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const ru
     return out;
   }
   out += fmt::format("iteration  {} ({:.1f} samples/s)\n", format_seconds(r.iter_time_s), r.samples_per_s);
-  out += fmt::format("  compute        {}\n", format_seconds(r.compute_time_s));
+  if (r.zero_hook_s > 0) // DeepSpeed's Python hooks: host time the GPU waits for, counted in compute
+    out += fmt::format("  compute        {} (of which {} host time in DeepSpeed's ZeRO hooks)\n",
+                       format_seconds(r.compute_time_s), format_seconds(r.zero_hook_s));
+  else
+    out += fmt::format("  compute        {}\n", format_seconds(r.compute_time_s));
   out += fmt::format("  communication  {} ({} sent per GPU)\n", format_seconds(r.comm_time_s),
                      format_bytes(r.bytes_sent_per_gpu));
   out += fmt::format("  exposed comm.  {} ({:.1f}% of the iteration)\n", format_seconds(r.exposed_comm_s),

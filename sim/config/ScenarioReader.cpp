@@ -127,7 +127,8 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
     else
       scenario.error("symmetry", "unknown symmetry '" + *symmetry + "' (known: fold, simulate)");
   }
-  s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional).value_or(s.bucket_bytes);
+  s.bucket_bytes = scenario.positive_quantity("bucket_size", Dimension::Bytes, Presence::Optional);
+  s.overlap_comm = scenario.boolean("overlap_comm", Presence::Optional);
   s.activation_checkpointing = scenario.boolean("activation_checkpointing", Presence::Optional).value_or(false);
   if (auto blocks = scenario.integer("activation_checkpointing_blocks", 0, 1'000'000, Presence::Optional)) {
     if (!s.activation_checkpointing)
@@ -142,6 +143,22 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
   s.zero3_prefetch_params =
       static_cast<double>(scenario.integer("zero3_prefetch_params", 1, 1'000'000'000'000LL, Presence::Optional)
                               .value_or(static_cast<long long>(s.zero3_prefetch_params)));
+  s.zero3_persistence_threshold_params = static_cast<double>(
+      scenario.integer("zero3_persistence_threshold_params", 0, 1'000'000'000'000LL, Presence::Optional)
+          .value_or(static_cast<long long>(s.zero3_persistence_threshold_params)));
+  s.zero3_max_reuse_distance_params = static_cast<double>(
+      scenario.integer("zero3_max_reuse_distance_params", 0, 1'000'000'000'000LL, Presence::Optional)
+          .value_or(static_cast<long long>(s.zero3_max_reuse_distance_params)));
+  if (auto host = scenario.child("zero_host_cost", Presence::Optional)) {
+    MappingReader costs(*host, path, "/scenario/zero_host_cost", diagnostics);
+    s.zero_host.module_hook_s =
+        costs.quantity("module_hook", Dimension::Seconds, Presence::Optional).value_or(s.zero_host.module_hook_s);
+    s.zero_host.tensor_hook_s =
+        costs.quantity("tensor_hook", Dimension::Seconds, Presence::Optional).value_or(s.zero_host.tensor_hook_s);
+    if (s.zero_host.module_hook_s < 0 || s.zero_host.tensor_hook_s < 0)
+      scenario.error("zero_host_cost", "host times cannot be negative");
+    costs.finish();
+  }
   files.convergence = scenario.text("convergence", Presence::Optional);
   files.network_calibration = scenario.text("network_calibration", Presence::Optional);
   if (auto batch_allocation = scenario.child("batch_allocation", Presence::Optional))

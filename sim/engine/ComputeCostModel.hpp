@@ -46,7 +46,7 @@ namespace gpuscale::engine {
 /// Fixed cost of one kernel launch: replayed from a CUDA graph, and launched eagerly by the host
 /// ("around a microsecond" and "a few microseconds", shared/references/COMPUTE.md). Declared, not fitted.
 inline constexpr double kGraphLaunch_s = 1e-6;
-inline constexpr double kEagerLaunch_s = 4e-6;
+inline constexpr double kEagerLaunch_s = model::kHostDispatch_s;
 
 /// One kernel on one rank for one micro-batch.
 struct KernelCost {

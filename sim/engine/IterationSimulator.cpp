@@ -26,7 +26,7 @@ std::string gradient_algorithm_used(const StepSetup& setup)
   const CommunicatorLayout& dp = setup.dp_layouts.front();
   if (dp.size() < 2) // nothing to plan: the algorithm auto resolves to
     return model::to_string(choose_algorithm(scenario.collective, dp.hierarchical));
-  return plan_collective(gradient_op, scenario.collective, dp.shape(), scenario.bucket_bytes).algorithm;
+  return plan_collective(gradient_op, scenario.collective, dp.shape(), scenario.reduce_bucket_bytes()).algorithm;
 }
 
 /// The slowest GPU's figures of the executed step.

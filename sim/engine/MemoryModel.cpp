@@ -101,7 +101,7 @@ MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model
   if (model::gathers_parameters_before_use(stage)) // the group in use and the prefetched next one, gathered in full
     m.buffer_bytes = 2.0 * largest_group_params * element;
   else // a bucket being reduced and the next one filling (DDP / DeepSpeed reduce buckets)
-    m.buffer_bytes = 2.0 * std::min(scenario.bucket_bytes, psi * element);
+    m.buffer_bytes = 2.0 * std::min(scenario.reduce_bucket_bytes(), psi * element);
   return m;
 }
 

@@ -28,7 +28,7 @@ public:
                  model::Precision precision, model::BatchShare batch)
       : workload_(workload), scenario_(scenario), gpu_(gpu), efficiency_(scenario.efficiency_for(gpu)),
         launch_s_(launch_time_s(scenario)),
-        stage_(scenario.zero()),
+        stage_(scenario.zero()), overlap_(scenario.overlaps_communication()),
         element_bytes_(model::element_bytes(precision)), precision_(precision), batch_(batch),
         recompute_begin_(recompute_runs(workload, scenario))
   {
@@ -37,20 +37,21 @@ public:
   StepProgram build()
   {
     const int micro_batches = batch_.accumulation;
+    if (gathers_parameters_before_use(stage_))
+      plan_module_uses();
     for (int micro = 0; micro < micro_batches; ++micro) {
       const bool last = micro + 1 == micro_batches;
-      const bool reduce_in_backward = reduces_during_backward(stage_) && (reduces_every_micro_batch(stage_) || last);
-      if (gathers_parameters_before_use(stage_)) {
-        gathered_forward();
-        gathered_backward();
-      } else {
-        forward_layers(0, workload_.layers.size());
-        backward_layers(0, workload_.layers.size(), reduce_in_backward);
-      }
+      const bool reduce_in_backward =
+          reduces_during_backward(stage_, overlap_) && (reduces_every_micro_batch(stage_) || last);
+      gradient_hooks_ = reduce_in_backward && runs_gradient_hooks(stage_, overlap_) && !scenario_.cuda_graph;
+      next_use_ = 0;
+      next_gather_ = 0;
+      forward_layers(0, workload_.layers.size());
+      backward_layers(0, workload_.layers.size(), reduce_in_backward);
       if (reduce_in_backward)
         flush_bucket();
     }
-    if (!reduces_during_backward(stage_)) // one reduction pass over all gradients after the last backward
+    if (!reduces_during_backward(stage_, overlap_)) // one reduction pass over all gradients after the last backward
       submit_in_buckets(Stream::Gradients, gradient_op(), total_trainable_local() * element_bytes_);
     program_.wait_all(Stream::Gradients);
 
@@ -201,8 +202,10 @@ private:
     return layer.cp_comm_bytes_per_sample * micro() / (layer.tp_sharded() ? scenario_.tensor_parallel : 1);
   }
 
-  void forward_layer(const model::Layer& layer)
+  void forward_layer(std::size_t index)
   {
+    const model::Layer& layer = workload_.layers[index];
+    const bool module = acquire_module(index);
     if (cp() && layer.cp_comm_bytes_per_sample > 0) // ring attention needs every rank's K and V
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::AllGather, context_parallel_bytes(layer));
     const LayerKernels kernels = forward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch,
@@ -217,6 +220,8 @@ private:
       run_kernels(kernels);
     }
     row_forward_exchange(tp_bytes);
+    if (module)
+      release_module(index);
   }
 
   void backward_layer(std::size_t index, bool reduce_gradients)
@@ -224,6 +229,7 @@ private:
     const model::Layer& layer = workload_.layers[index];
     if (recompute_begin_[index] != kNotRecomputed) // the checkpointed block's forward runs again first
       forward_layers(recompute_begin_[index], index + 1);
+    const bool module = acquire_module(index);
     const LayerShare share = layer_share(layer);
     const bool has_backward = layer.backward_flop_per_sample > 0;
     const bool context_parallel = cp() && layer.cp_comm_bytes_per_sample > 0 && has_backward;
@@ -243,8 +249,13 @@ private:
       run_kernels(backward_kernels(layer, scenario_, gpu_, precision_, batch_.micro_batch));
     if (context_parallel) // K/V gradients back to their owners
       program_.run_blocking(Stream::ContextParallel, CollectiveOp::ReduceScatter, context_parallel_bytes(layer));
-    if (reduce_gradients)
+    if (module)
+      release_module(index);
+    if (reduce_gradients) {
+      if (gradient_hooks_) // DeepSpeed's per-tensor hook copies each gradient into the reduce bucket
+        program_.host(trainable_tensors(layer) * scenario_.zero_host.tensor_hook_s);
       add_gradients(share.trainable_params * element_bytes_);
+    }
   }
 
   /// For each layer that closes a run of layers recomputed under activation checkpointing (the last
@@ -289,7 +300,7 @@ private:
   void forward_layers(std::size_t begin, std::size_t end)
   {
     for (std::size_t i = begin; i < end; ++i)
-      forward_layer(workload_.layers[i]);
+      forward_layer(i);
     flush_pending_gather();
   }
 
@@ -302,81 +313,152 @@ private:
   void add_gradients(double bytes)
   {
     bucket_bytes_ += bytes;
-    if (bucket_bytes_ >= scenario_.bucket_bytes)
+    if (bucket_bytes_ >= scenario_.reduce_bucket_bytes())
       flush_bucket();
   }
 
+  /// Hands the filled bucket to the reduction: beside backward with overlap_comm (a stream of its
+  /// own, waited for after the last backward), else on the compute stream, which it blocks
+  /// (DeepSpeed's reduce_ipg_grads without overlap_comm runs on the current stream).
   void flush_bucket()
   {
     if (bucket_bytes_ <= 0)
       return;
-    program_.submit(Stream::Gradients, gradient_op(), bucket_bytes_);
+    if (overlap_)
+      program_.submit(Stream::Gradients, gradient_op(), bucket_bytes_);
+    else
+      program_.run_blocking(Stream::Gradients, gradient_op(), bucket_bytes_);
     bucket_bytes_ = 0;
   }
 
   void submit_in_buckets(Stream stream, CollectiveOp op, double bytes)
   {
-    for (double left = bytes; left > 0; left -= scenario_.bucket_bytes)
-      program_.submit(stream, op, std::min(left, scenario_.bucket_bytes));
+    const double bucket = scenario_.reduce_bucket_bytes();
+    for (double left = bytes; left > 0; left -= bucket)
+      program_.submit(stream, op, std::min(left, bucket));
+  }
+
+  /// Parameter tensors of a layer with trainable parameters: a weight and a bias (a norm's gain and
+  /// bias; a LoRA adapter's A and B). The traces do not list tensors; the count enters only the hooks'
+  /// host time (ZeroHostCost).
+  static double trainable_tensors(const model::Layer& layer) { return layer.trainable_params > 0 ? 2.0 : 0.0; }
+  /// Tensors a ZeRO-3 fetch or release handles: the trainable ones, and a frozen weight.
+  static double module_tensors(const model::Layer& layer)
+  {
+    return trainable_tensors(layer) + (layer.frozen_params > 0 ? 1.0 : 0.0);
   }
 
   // ---- parameters gathered before use (ZeRO-3) -------------------------------------------------------------------------------
+  //
+  // DeepSpeed's stage 3 (runtime/zero/partitioned_param_coordinator.py) around every use of a module
+  // with parameters, in forward, in the forward that checkpointing reruns, and in backward:
+  //   fetch    the host runs the pre-hook; if the module's parameters are not resident, their
+  //            all-gather is issued unless prefetched, and the module waits for it; then the next
+  //            modules of the recorded trace are prefetched while the parameters being prefetched stay
+  //            under stage3_prefetch_bucket_size elements (at least one module)
+  //   release  the post-hook frees the parameters unless the module's next use in this micro-batch
+  //            comes within stage3_max_reuse_distance elements of other modules' parameters (default
+  //            1e9: a model under 1e9 parameters keeps its forward's parameters for backward, which
+  //            then gathers nothing)
+  // Modules below stage3_param_persistence_threshold elements are never partitioned: no gather,
+  // hooks only. The trace is the same every micro-batch, so the plan of which uses gather is made once.
 
-  /// Consecutive layers gathered together: DeepSpeed fetches parameters in groups of at least
-  /// stage3_prefetch_bucket_size elements.
-  struct Group {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-    double gather_bytes = 0;
+  /// One use of a module with parameters in a micro-batch, in program order.
+  struct ModuleUse {
+    std::size_t layer = 0;
+    double gather_bytes = 0; ///< 0: resident (persistent, or kept since its last use)
   };
 
-  const std::vector<Group>& groups()
+  bool has_parameters(const model::Layer& layer) const
   {
-    if (!groups_.empty() || workload_.layers.empty())
-      return groups_;
-    Group group;
-    double params = 0;
-    for (std::size_t i = 0; i < workload_.layers.size(); ++i) {
-      const LayerShare share = layer_share(workload_.layers[i]);
-      params += share.trainable_params + share.frozen_params;
-      group.end = i + 1;
-      if (params >= scenario_.zero3_prefetch_params || i + 1 == workload_.layers.size()) {
-        group.gather_bytes = params * element_bytes_;
-        groups_.push_back(group);
-        group = Group{i + 1, i + 1, 0};
-        params = 0;
+    return layer.trainable_params > 0 || layer.frozen_params > 0;
+  }
+
+  double module_params(const model::Layer& layer) const
+  {
+    const LayerShare share = layer_share(layer);
+    return share.trainable_params + share.frozen_params;
+  }
+
+  /// The module uses of one micro-batch in the order the program makes them (forward; backward from
+  /// the last layer, each checkpointed block's forward rerun where its backward begins), and which of
+  /// them gather.
+  void plan_module_uses()
+  {
+    std::vector<std::size_t> order;
+    const std::size_t n = workload_.layers.size();
+    auto add = [&](std::size_t i) {
+      if (has_parameters(workload_.layers[i]))
+        order.push_back(i);
+    };
+    for (std::size_t i = 0; i < n; ++i)
+      add(i);
+    for (std::size_t i = n; i > 0; --i) {
+      if (recompute_begin_[i - 1] != kNotRecomputed)
+        for (std::size_t j = recompute_begin_[i - 1]; j < i; ++j)
+          add(j);
+      add(i - 1);
+    }
+    uses_.assign(order.size(), {});
+    std::vector<bool> resident(n, false);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const model::Layer& layer = workload_.layers[order[k]];
+      const double params = module_params(layer);
+      const bool persistent = params < scenario_.zero3_persistence_threshold_params;
+      uses_[k] = {order[k], persistent || resident[order[k]] ? 0.0 : params * element_bytes_};
+      // Kept for the next use if the parameters other modules use before it stay within the distance.
+      double distance = 0;
+      bool reused = false;
+      for (std::size_t next = k + 1; next < order.size(); ++next) {
+        if (order[next] == order[k]) {
+          reused = true;
+          break;
+        }
+        distance += module_params(workload_.layers[order[next]]);
       }
-    }
-    return groups_;
-  }
-
-  void gathered_forward()
-  {
-    const auto& all = groups();
-    std::vector<std::size_t> tickets(all.size(), 0);
-    if (!all.empty())
-      tickets[0] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[0].gather_bytes);
-    for (std::size_t g = 0; g < all.size(); ++g) {
-      if (g + 1 < all.size()) // prefetch the next group while this one computes
-        tickets[g + 1] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[g + 1].gather_bytes);
-      program_.wait(Stream::Parameters, tickets[g]);
-      forward_layers(all[g].begin, all[g].end);
+      resident[order[k]] = reused && distance < scenario_.zero3_max_reuse_distance_params;
     }
   }
 
-  void gathered_backward()
+  /// Issues the all-gather of use `k` (if it gathers) and returns its ticket.
+  void issue_gather(std::size_t k)
   {
-    const auto& all = groups();
-    const std::size_t n = all.size();
-    std::vector<std::size_t> tickets(n, 0);
-    if (n > 0)
-      tickets[n - 1] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[n - 1].gather_bytes);
-    for (std::size_t g = n; g > 0; --g) {
-      if (g >= 2)
-        tickets[g - 2] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, all[g - 2].gather_bytes);
-      program_.wait(Stream::Parameters, tickets[g - 1]);
-      backward_layers(all[g - 1].begin, all[g - 1].end, true);
+    if (uses_[k].gather_bytes > 0)
+      gather_ticket_[k] = program_.submit(Stream::Parameters, CollectiveOp::AllGather, uses_[k].gather_bytes);
+  }
+
+  /// The fetch of layer `index` if it is a module with parameters under ZeRO-3: the pre-hook, the
+  /// gather (issued now if not prefetched), the prefetch of the next uses, the wait. True if it was.
+  bool acquire_module(std::size_t index)
+  {
+    if (!gathers_parameters_before_use(stage_) || !has_parameters(workload_.layers[index]))
+      return false;
+    const std::size_t k = next_use_++;
+    if (gather_ticket_.size() != uses_.size())
+      gather_ticket_.assign(uses_.size(), 0);
+    const model::Layer& layer = workload_.layers[index];
+    program_.host(scenario_.zero_host.module_hook_s + module_tensors(layer) * scenario_.zero_host.tensor_hook_s);
+    if (next_gather_ <= k) { // not prefetched: fetched on demand
+      issue_gather(k);
+      next_gather_ = k + 1;
     }
+    double prefetching = 0;
+    for (std::size_t j = k + 1; j < next_gather_; ++j)
+      prefetching += uses_[j].gather_bytes / element_bytes_;
+    while (next_gather_ < uses_.size() && prefetching < scenario_.zero3_prefetch_params) {
+      prefetching += uses_[next_gather_].gather_bytes / element_bytes_;
+      issue_gather(next_gather_++);
+    }
+    if (uses_[k].gather_bytes > 0)
+      program_.wait(Stream::Parameters, gather_ticket_[k]);
+    return true;
+  }
+
+  /// The post-hook of a module use: its host time (freeing the parameters or not).
+  void release_module(std::size_t index)
+  {
+    program_.host(scenario_.zero_host.module_hook_s +
+                  module_tensors(workload_.layers[index]) * scenario_.zero_host.tensor_hook_s);
   }
 
   const model::WorkloadTrace& workload_;
@@ -385,6 +467,7 @@ private:
   const model::Efficiency& efficiency_; ///< this GPU type's compute and memory efficiencies
   double launch_s_;                     ///< one kernel launch (ComputeCostModel)
   model::ZeroStage stage_;
+  bool overlap_; ///< gradient reductions beside backward (Scenario::overlaps_communication)
   double element_bytes_;
   model::Precision precision_;
   model::BatchShare batch_;
@@ -392,7 +475,11 @@ private:
   StepProgram program_;
   double bucket_bytes_ = 0;
   double pending_gather_bytes_ = 0; ///< tp_comm_overlap: the all-gather the next column layer's forward runs
-  std::vector<Group> groups_;
+  bool gradient_hooks_ = false;     ///< this micro-batch's backward runs DeepSpeed's per-tensor gradient hooks
+  std::vector<ModuleUse> uses_;     ///< ZeRO-3: the module uses of a micro-batch (plan_module_uses)
+  std::vector<std::size_t> gather_ticket_;
+  std::size_t next_use_ = 0;        ///< ZeRO-3: the next module use of this micro-batch
+  std::size_t next_gather_ = 0;     ///< ZeRO-3: the first use whose gather is not issued yet
 };
 
 } // namespace

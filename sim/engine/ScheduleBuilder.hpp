@@ -1,18 +1,25 @@
 #pragma once
-/// Builds a GPU's StepProgram for ZeRO stages 0-3 as DeepSpeed / PyTorch run them, with Megatron
-/// tensor parallelism and context parallelism inside each data-parallel replica.
+/// Builds a GPU's StepProgram for ZeRO stages 0-3 as PyTorch DDP (stage 0) and DeepSpeed (1-3) run
+/// them, with Megatron tensor parallelism and context parallelism inside each data-parallel replica.
 ///
-///   stage 0 (DDP)  backward of the last micro-batch hands gradient buckets to an all-reduce as they
-///                  fill (reverse layer order), overlapping the rest of backward; full optimizer step.
-///   stage 1        after the last backward: reduce-scatter the gradients (bucketed), optimizer on the
-///                  1/dp shard, all-gather the updated parameters.
+///   stage 0 (DDP)  backward of the last micro-batch hands 25 MB gradient buckets to an all-reduce as
+///                  they fill (reverse layer order), overlapping the rest of backward; full optimizer step.
+///   stage 1        after the last backward: reduce-scatter the gradients in buckets (with overlap_comm:
+///                  during that backward), optimizer on the 1/dp shard, all-gather the updated parameters.
 ///   stage 2        gradient buckets reduce-scattered during every micro-batch's backward (DeepSpeed
 ///                  reduces each micro-step so full gradients are never held), shard optimizer,
 ///                  parameter all-gather.
-///   stage 3        parameters gathered group by group before use in forward and again in backward,
-///                  the next group prefetched while the current computes; gradients reduce-scattered
-///                  per bucket; shard optimizer; parameters stay sharded.
-/// Per step, the data-parallel volume is 2Ψ for stages 0-2 and 3Ψ for stage 3 (ZeRO paper, sec. 7).
+///   stage 3        each module's parameters gathered before its use in forward, in checkpointing's
+///                  rerun and in backward, unless kept since its last use (stage3_max_reuse_distance)
+///                  or never partitioned (stage3_param_persistence_threshold); the next modules
+///                  prefetched; gradients reduce-scattered per bucket; shard optimizer.
+/// DeepSpeed's buckets are 5e8 elements (all of BERT-large's gradients in one) and overlap_comm is off
+/// for stages 1-2 (every reduction then blocks the compute stream), on for 3 (model::ZeroStage). Its
+/// Python hooks (a fetch and a release per module use, a gradient hook per trainable tensor) add
+/// host time to the compute stream (model::ZeroHostCost).
+/// With every reduction overlapped, 25 MB buckets and every use gathering, the data-parallel volume is
+/// 2Ψ per step for stages 0-2 and 3Ψ for stage 3 (ZeRO paper, sec. 7); under DeepSpeed's reuse distance
+/// a model below 1e9 parameters gathers once per micro-batch (2Ψ with the reduce-scatter).
 /// Each stage's rules (what it shards, reduces and gathers when) are model::ZeroStage's functions.
 ///
 /// Tensor parallelism as Megatron-LM issues it (docs/ARCHITECTURE.md, "Tensor parallelism in the step

@@ -23,6 +23,14 @@ void StepProgram::sleep(double seconds)
   instructions.push_back({Instruction::Kind::Sleep, seconds});
 }
 
+void StepProgram::host(double seconds)
+{
+  if (seconds <= 0)
+    return;
+  sleep(seconds);
+  host_s += seconds;
+}
+
 std::size_t StepProgram::submit(Stream stream, CollectiveOp op, double bytes)
 {
   if (bytes <= 0)

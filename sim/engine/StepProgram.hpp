@@ -43,10 +43,13 @@ struct StepProgram {
   /// Total FLOP the program executes at the GPU's effective rate (memory-bound kernels count as the
   /// FLOPs that rate executes in their duration).
   double compute_flop = 0;
-  double sleep_s = 0;                               ///< total memory-bound time
+  double sleep_s = 0;                               ///< total memory-bound time (host time included)
+  double host_s = 0;                                ///< of sleep_s, host time on the critical path (hooks)
 
   void compute(double flop);
   void sleep(double seconds);
+  /// Host work the GPU waits for (DeepSpeed's Python hooks): a sleep, counted in host_s too.
+  void host(double seconds);
   /// Queues a collective; returns its ticket (wait for it with wait(stream, ticket)).
   std::size_t submit(Stream stream, CollectiveOp op, double bytes);
   void wait(Stream stream, std::size_t ticket);

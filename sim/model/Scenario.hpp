@@ -8,6 +8,7 @@
 #include "sim/model/Precision.hpp"
 #include "sim/model/SoftwareDate.hpp"
 #include "sim/model/WorkloadTrace.hpp"
+#include "sim/model/ZeroHostCost.hpp"
 #include "sim/model/ZeroStage.hpp"
 
 #include <map>
@@ -86,10 +87,24 @@ struct Scenario {
   int context_parallel = 1; ///< cp: sequence split across ranks (ring attention)
   bool sequence_parallel = false; ///< TP all-reduces become reduce-scatter + all-gather; activations / tp
   CollectiveAlgorithm collective = CollectiveAlgorithm::Auto;
-  double bucket_bytes = 25e6; ///< PyTorch DDP's default bucket_cap_mb = 25 (MB); DeepSpeed reduce bucket
-  /// ZeRO-3 gathers parameters in groups of at least this many elements (DeepSpeed
-  /// stage3_prefetch_bucket_size default 5e7).
+  /// `bucket_size:` the gradient reduce bucket (and DeepSpeed's allgather bucket of stages 1-2);
+  /// nullopt: the stage's default (default_bucket_bytes: DDP's 25 MB, DeepSpeed's 5e8 elements).
+  std::optional<double> bucket_bytes;
+  /// `overlap_comm:` gradient reductions beside backward (true) or blocking it (false); nullopt: the
+  /// stage's default (overlaps_communication_by_default).
+  std::optional<bool> overlap_comm;
+  /// ZeRO-3 prefetches the next modules' parameters while their gathered size stays under this many
+  /// elements (DeepSpeed stage3_prefetch_bucket_size, default 5e7).
   double zero3_prefetch_params = 5e7;
+  /// ZeRO-3 keeps a module's parameters whole on every rank, never gathered, below this many
+  /// elements (DeepSpeed stage3_param_persistence_threshold, default 1e5: norms, small biases).
+  double zero3_persistence_threshold_params = 1e5;
+  /// ZeRO-3 keeps a module's gathered parameters for its next use in the micro-batch when the other
+  /// modules' parameters used before it stay within this many elements (DeepSpeed
+  /// stage3_max_reuse_distance, default 1e9); beyond, it frees them and gathers again.
+  double zero3_max_reuse_distance_params = 1e9;
+  /// Host time of DeepSpeed's Python hooks, on the compute stream's critical path (ZeroHostCost).
+  ZeroHostCost zero_host;
   bool activation_checkpointing = false;
   /// With activation_checkpointing, recompute only the first N checkpoint blocks and keep the others'
   /// activations (model/Recomputation.hpp); absent: every block.
@@ -163,6 +178,10 @@ struct Scenario {
   int data_parallel() const { return gpus / (tensor_parallel * context_parallel); }
   /// The ZeRO stage; throws std::invalid_argument if zero_stage is not 0-3.
   ZeroStage zero() const { return zero_stage_of(zero_stage); }
+  /// Gradient reductions overlap backward: `overlap_comm` as written, else the stage's default.
+  bool overlaps_communication() const { return overlap_comm.value_or(overlaps_communication_by_default(zero())); }
+  /// The reduce (and allgather) bucket: `bucket_size` as written, else the stage's default.
+  double reduce_bucket_bytes() const { return bucket_bytes.value_or(default_bucket_bytes(zero())); }
   /// Micro-batches each replica runs per optimizer step.
   int gradient_accumulation_steps() const { return global_batch_size / (micro_batch_size * data_parallel()); }
 };

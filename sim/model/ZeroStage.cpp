@@ -46,9 +46,24 @@ bool reduces_every_micro_batch(ZeroStage stage)
   return shards_gradients(stage);
 }
 
-bool reduces_during_backward(ZeroStage stage)
+bool overlaps_communication_by_default(ZeroStage stage)
 {
-  return stage != ZeroStage::OptimizerStates;
+  return stage == ZeroStage::Ddp || stage == ZeroStage::Parameters;
+}
+
+bool reduces_during_backward(ZeroStage stage, bool overlap_comm)
+{
+  return stage != ZeroStage::OptimizerStates || overlap_comm;
+}
+
+bool runs_gradient_hooks(ZeroStage stage, bool overlap_comm)
+{
+  return shards_gradients(stage) || (stage == ZeroStage::OptimizerStates && overlap_comm);
+}
+
+double default_bucket_bytes(ZeroStage stage)
+{
+  return stage == ZeroStage::Ddp ? 25e6 : 5e8 * 2.0;
 }
 
 bool gathers_parameters_after_step(ZeroStage stage)

@@ -41,12 +41,30 @@ GradientReduction gradient_reduction(ZeroStage stage);
 /// Gradients are reduced on every micro-batch (DeepSpeed's stages 2 and 3, so full gradients are
 /// never held) rather than only at the accumulation boundary (DDP's no_sync(), ZeRO-1).
 bool reduces_every_micro_batch(ZeroStage stage);
-/// Gradient buckets are handed to the reduction as backward fills them, overlapping the rest of
-/// backward; ZeRO-1 reduces all gradients in one pass after the last backward.
-bool reduces_during_backward(ZeroStage stage);
+
+/// Whether gradient reductions run beside the backward that fills their buckets (on a stream of their
+/// own) unless the scenario says (`overlap_comm:`). Stage 0 is PyTorch DDP, whose reducer always
+/// overlaps its bucketed all-reduce with backward; for stages 1-3 DeepSpeed's defaults
+/// (zero_optimization.overlap_comm: false for stages 1 and 2, true for stage 3;
+/// shared/references/ZERO.md).
+bool overlaps_communication_by_default(ZeroStage stage);
+/// Gradient buckets are handed to the reduction as backward fills them. Stage 1 does so only with
+/// overlap_comm (DeepSpeed registers its per-parameter gradient hooks for stage 1 only then); without,
+/// it reduces all gradients in one pass after the last backward. Whether a bucket's reduction then
+/// runs beside the rest of backward or blocks it is `overlap_comm`.
+bool reduces_during_backward(ZeroStage stage, bool overlap_comm);
+/// DeepSpeed runs a Python hook per trainable parameter tensor on every backward that reduces
+/// (stage_1_and_2.py / stage3.py reduce_independent_p_g_buckets_and_remove_grads: copy the gradient
+/// into the reduce bucket, release it, bookkeeping): stages 2 and 3, and stage 1 with overlap_comm.
+/// PyTorch DDP's reducer (stage 0) runs its hooks in C++ and is not charged.
+bool runs_gradient_hooks(ZeroStage stage, bool overlap_comm);
+/// Default of DeepSpeed's reduce_bucket_size and allgather_bucket_size, 5e8 elements, in bytes of
+/// 2-byte gradients; PyTorch DDP's bucket_cap_mb = 25 MB for stage 0.
+double default_bucket_bytes(ZeroStage stage);
 /// Updated parameter shards are all-gathered after the optimizer step, so every replica has them all.
 bool gathers_parameters_after_step(ZeroStage stage);
-/// Parameters are all-gathered group by group before use in forward and again in backward.
+/// Parameters are all-gathered module by module before use in forward and again in backward, and
+/// released after (DeepSpeed's pre/post sub-module hooks, fetch_sub_module / release_sub_module).
 bool gathers_parameters_before_use(ZeroStage stage);
 /// The step can be captured once and replayed as a CUDA graph. Not with parameters gathered before
 /// use: DeepSpeed's stage 3 (like PyTorch FSDP) fetches and frees each module's parameters from

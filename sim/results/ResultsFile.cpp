@@ -126,6 +126,8 @@ const std::vector<Column>& columns()
       text_column("convergence_sha256", &RunRecord::convergence_sha256, 72),
       int_column("cuda_graph", &RunRecord::cuda_graph),
       int_column("tp_comm_overlap", &RunRecord::tp_comm_overlap),
+      int_column("overlap_comm", &RunRecord::overlap_comm),
+      real_column("zero_hook_s", &RunRecord::zero_hook_s),
   };
   return table;
 }

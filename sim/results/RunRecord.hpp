@@ -106,6 +106,10 @@ struct RunRecord {
   std::int64_t cuda_graph = 0;         ///< 1: the step is captured and replayed as a CUDA graph
   std::int64_t tp_comm_overlap = 0;    ///< 1: TP collectives pipelined with their GEMMs (Scenario::tp_comm_overlap)
 
+  // Schema 8.
+  std::int64_t overlap_comm = 0;       ///< 1: gradient reductions beside backward (Scenario::overlaps_communication)
+  double zero_hook_s = 0;              ///< host time of DeepSpeed's ZeRO hooks in one step of rank 0 (ZeroHostCost)
+
   bool operator==(const RunRecord&) const = default;
 };
 

@@ -52,7 +52,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert (frame["batch_per_rank"] == "").all()
     with h5py.File(path, "r") as f:
         runs = f["runs"]
-        assert int(runs.attrs["schema_version"]) == 7
+        assert int(runs.attrs["schema_version"]) == 8
         assert runs["gpuscale_version"][0].decode() == frame["gpuscale_version"].iloc[0]
         assert runs.attrs["gpuscale_version"]
         text = f["scenarios/run_1"][()]

@@ -100,6 +100,12 @@ inline model::ResolvedScenario synthetic_scenario(model::Platform platform, mode
   s.collective = model::CollectiveAlgorithm::Ring;
   s.efficiency.compute = 0.5;
   s.links.every_link = 1.0; // closed forms at line rate, no fixed costs
+  // The ZeRO paper's schedules, whose volumes are closed forms: 25 MB buckets, ZeRO-3 gathering
+  // before every use (3 Psi), no host time in DeepSpeed's hooks. Tests of DeepSpeed's defaults
+  // (tests/engine/ZeroDeepSpeed_test.cpp) set them back.
+  s.bucket_bytes = 25e6;
+  s.zero3_max_reuse_distance_params = 0;
+  s.zero_host = {0.0, 0.0};
   return resolved;
 }
 
