@@ -310,7 +310,8 @@ Prediction make_prediction(const PredictOptions& options)
   p.gbs_source_rule = p.gbs_source;
   std::tie(p.software_date, p.software_date_source) = choose_software_date(options);
   std::vector<std::string> layout_notes;
-  if (options.global_batch_size > 0) {
+  // --gradient-accumulation reads as a submission logs it, at the rule's batch: no batch search then.
+  if (options.global_batch_size > 0 || options.accumulation_steps > 0) {
     SimulatedLayout layout = simulate_at(builder, p.system, *benchmark, gbs, options, calibration, p.software_date,
                                          layout_notes, false);
     p.built = std::move(layout.built);
