@@ -106,6 +106,10 @@ struct Prediction {
   mlperf::MlperfScenario built;
   results::RunRecord record;
   std::string gbs_source; ///< where the global batch size comes from
+  std::string gbs_source_rule; ///< how the calibration's batch rule gives its batch
+  std::optional<int> rule_global_batch_size; ///< the rule's batch, where the batch was searched (no --gbs)
+  std::optional<double> rule_minutes; ///< its time to train, where another batch was chosen
+  std::vector<std::string> notes_before; ///< notes made before the prediction's own
   std::optional<model::SoftwareDate> software_date; ///< nullopt: the calibration's reference date
   std::string software_date_source;
   double software_factor = 1; ///< the kernel efficiencies at the date over the reference date's (software maturity)
@@ -200,6 +204,91 @@ std::optional<SimulatedLayout> fastest_llama_layout(mlperf::MlperfScenarioBuilde
   return best;
 }
 
+/// The system's step for the benchmark at `gbs` samples per step, laid out by the rule (for Llama 2
+/// without --gradient-accumulation, the fastest of its layouts), simulated. Throws std::invalid_argument
+/// when no layout divides the batch or fits (SubmitterLayout).
+SimulatedLayout simulate_at(mlperf::MlperfScenarioBuilder& builder, const model::MlperfSystem& system,
+                            model::Benchmark benchmark, int gbs, const PredictOptions& options,
+                            const model::Calibration& calibration, std::optional<model::SoftwareDate> software_date,
+                            std::vector<std::string>& notes, bool isolated)
+{
+  if (benchmark == model::Benchmark::Llama2_70bLora && options.accumulation_steps == 0)
+    if (auto fastest = fastest_llama_layout(builder, system, gbs, calibration, software_date, notes))
+      return std::move(*fastest);
+  SimulatedLayout layout;
+  layout.built = builder.build(system, benchmark, gbs, options.accumulation_steps, calibration, true, software_date);
+  check_accumulation_used(options.accumulation_steps, layout.built.resolved.scenario);
+  layout.record = run::run_scenario(layout.built.resolved, isolated).record;
+  return layout;
+}
+
+/// Without --gbs the global batch is a choice: the batches of the convergence table's points that
+/// every GPU can take (a multiple of the accelerators for the data-parallel benchmarks; the table covers
+/// exactly the batches whose convergence the RCPs measured) and the calibration rule's batch
+/// (`rule_gbs`, what submitters use at this scale) are each simulated, and the one with the least time
+/// to train is kept. Where it is not the rule's, the note says so with both times.
+void choose_batch_by_simulation(Prediction& p, mlperf::MlperfScenarioBuilder& builder, model::Benchmark benchmark,
+                                int rule_gbs, const PredictOptions& options, const model::Calibration& calibration,
+                                std::vector<std::string>& layout_notes)
+{
+  const int accelerators = p.system.accelerators_total();
+  std::vector<int> batches{rule_gbs};
+  for (const auto& point : builder.convergence(benchmark).points)
+    if ((benchmark == model::Benchmark::Llama2_70bLora || point.global_batch_size % accelerators == 0) &&
+        std::find(batches.begin(), batches.end(), point.global_batch_size) == batches.end())
+      batches.push_back(point.global_batch_size);
+  std::optional<SimulatedLayout> best, rule;
+  std::vector<std::string> best_notes;
+  std::string tried;
+  for (int gbs : batches) {
+    std::vector<std::string> notes;
+    SimulatedLayout layout;
+    try {
+      layout = simulate_at(builder, p.system, benchmark, gbs, options, calibration, p.software_date, notes, true);
+    } catch (const std::invalid_argument&) {
+      if (gbs == rule_gbs)
+        throw; // the rule's own batch reports why it cannot run
+      continue;
+    }
+    if (layout.record.outcome != results::Outcome::Ok) {
+      if (gbs == rule_gbs)
+        rule = layout;
+      continue;
+    }
+    tried += fmt::format("{}{}: {:.2f} min", tried.empty() ? "" : ", ", gbs, layout.record.time_to_train_min);
+    if (gbs == rule_gbs)
+      rule = layout;
+    if (!best || layout.record.time_to_train_min < best->record.time_to_train_min) {
+      best = layout;
+      best_notes = std::move(notes);
+    }
+  }
+  if (!best) { // nothing runs: the rule's batch reports why
+    p.built = std::move(rule->built);
+    p.record = std::move(rule->record);
+    return;
+  }
+  const int chosen = best->built.resolved.scenario.global_batch_size;
+  p.rule_global_batch_size = rule_gbs;
+  if (chosen == rule_gbs) {
+    p.gbs_source += fmt::format("; the least time to train of the batches simulated ({})", tried);
+  } else {
+    p.gbs_source = fmt::format("the least time to train of the convergence table's batches every GPU takes and the "
+                               "calibration rule's, each simulated ({})",
+                               tried);
+    if (rule && rule->record.outcome == results::Outcome::Ok)
+      p.rule_minutes = rule->record.time_to_train_min;
+    p.notes_before.push_back(fmt::format(
+        "global batch: the submitters' usual batch at {} accelerators ({}) is {}{}; {} trains faster here: {:.2f} min",
+        accelerators, p.gbs_source_rule, rule_gbs,
+        p.rule_minutes ? fmt::format(" and trains in {:.2f} min", *p.rule_minutes) : std::string(" and does not run"),
+        chosen, best->record.time_to_train_min));
+  }
+  layout_notes = std::move(best_notes);
+  p.built = std::move(best->built);
+  p.record = std::move(best->record);
+}
+
 /// Simulates the system's step for the benchmark and derives the time to train, its interval and notes.
 Prediction make_prediction(const PredictOptions& options)
 {
@@ -218,23 +307,23 @@ Prediction make_prediction(const PredictOptions& options)
   int gbs = 0;
   std::tie(gbs, p.gbs_source) = choose_batch(options, calibration, *benchmark, p.system.accelerators_total(),
                                               builder.convergence(*benchmark));
+  p.gbs_source_rule = p.gbs_source;
   std::tie(p.software_date, p.software_date_source) = choose_software_date(options);
   std::vector<std::string> layout_notes;
-  std::optional<SimulatedLayout> fastest;
-  if (*benchmark == model::Benchmark::Llama2_70bLora && options.accumulation_steps == 0)
-    fastest = fastest_llama_layout(builder, p.system, gbs, calibration, p.software_date, layout_notes);
-  if (fastest) {
-    p.built = std::move(fastest->built);
-    p.record = std::move(fastest->record);
+  // --gradient-accumulation reads as a submission logs it, at the rule's batch: no batch search then.
+  if (options.global_batch_size > 0 || options.accumulation_steps > 0) {
+    SimulatedLayout layout = simulate_at(builder, p.system, *benchmark, gbs, options, calibration, p.software_date,
+                                         layout_notes, false);
+    p.built = std::move(layout.built);
+    p.record = std::move(layout.record);
   } else {
-    p.built = builder.build(p.system, *benchmark, gbs, options.accumulation_steps, calibration, true, p.software_date);
-    check_accumulation_used(options.accumulation_steps, p.built.resolved.scenario);
-    p.record = run::run_scenario(p.built.resolved, false).record;
+    choose_batch_by_simulation(p, builder, *benchmark, gbs, options, calibration, layout_notes);
   }
   const mlperf::MlperfScenario& built = p.built;
   const model::MlperfSystem& system = p.system;
   std::vector<std::string>& notes = p.notes;
   notes = built.mapping.notes;
+  notes.insert(notes.end(), p.notes_before.begin(), p.notes_before.end());
   notes.insert(notes.end(), layout_notes.begin(), layout_notes.end());
   if (const auto* f = model::find_convergence_factor(calibration.convergence_factors, *benchmark,
                                                      built.resolved.scenario.global_batch_size))
@@ -328,7 +417,8 @@ void print_prediction_json(const Prediction& p)
              "  \"parameter_log_sd\": {:.4g},\n  \"software_date\": {},\n  \"software_date_source\": {},\n"
              "  \"software_factor\": {:.6g},\n"
              "  \"iteration_time_s\": {:.6g},\n  \"throughput_samples_per_s\": {:.6g},\n"
-             "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n  \"accelerators\": {},\n"
+             "  \"global_batch_size\": {},\n  \"global_batch_size_source\": {},\n"
+             "  \"global_batch_size_rule\": {},\n  \"rule_predicted_minutes\": {},\n  \"accelerators\": {},\n"
              "  \"nodes\": {},\n  \"accelerator\": {},\n  \"node_type\": {},\n  \"fabric\": {},\n"
              "  \"tensor_parallel\": {},\n  \"context_parallel\": {},\n  \"micro_batch_size\": {},\n"
              "  \"efficiency\": {{\"compute\": {:.4g}, \"memory\": {:.4g}, \"scale_up_link_fraction\": {:.4g}, \"nic_link_fraction\": {:.4g}, \"step_overhead_s\": {:.4g}}},\n"
@@ -338,7 +428,9 @@ void print_prediction_json(const Prediction& p)
              p.software_date ? json_string(model::to_string(*p.software_date)) : std::string("null"),
              json_string(p.software_date_source), p.software_factor, r.effective_iter_time_s,
              static_cast<double>(s.global_batch_size) / r.effective_iter_time_s, s.global_batch_size,
-             json_string(p.gbs_source), s.gpus, r.nodes, json_string(p.built.mapping.gpu_type),
+             json_string(p.gbs_source),
+             p.rule_global_batch_size ? std::to_string(*p.rule_global_batch_size) : std::string("null"),
+             p.rule_minutes ? fmt::format("{:.6g}", *p.rule_minutes) : std::string("null"), s.gpus, r.nodes, json_string(p.built.mapping.gpu_type),
              json_string(p.built.mapping.node_type), json_string(fabric_of(p)), s.tensor_parallel,
              s.context_parallel, s.micro_batch_size, e.compute, e.memory, r.scale_up_link_fraction, r.nic_link_fraction, e.step_overhead_s,
              r.samples_to_converge,

@@ -23,8 +23,13 @@ struct ScenarioReading {
   std::shared_ptr<const model::WorkloadTrace> workload;  ///< nullptr: missing or bad
   std::shared_ptr<const model::ConvergenceTable> convergence_table; ///< as read; nullptr: none
   std::shared_ptr<const std::vector<model::HostInputCost>> host_costs; ///< nullptr: no table
+  std::string host_costs_path; ///< where the workload's host-input table is looked for
   std::shared_ptr<const model::Calibration> network_calibration;      ///< nullptr: none named (or bad)
   model::ScenarioResolution resolution; ///< conflicts, convergence (calibrated), host pipeline
+
+  /// What model::resolve_scenario needs to resolve this reading's scenario, or a variant of it (the
+  /// same files), on `platform` (the reading's, or a subset of its node groups).
+  model::ScenarioInputs resolution_inputs(const model::Platform& platform) const;
 
   /// Everything one simulation needs (copies the platform and workload). Only for a reading
   /// without diagnostics.

@@ -246,8 +246,7 @@ void read_network_calibration(MappingReader& scenario, const NamedFiles& files, 
 /// (<workload dir>/host_input/host_input.yaml). Both are optional: without a convergence table a run
 /// reports the iteration only, without host costs the host side is not modelled.
 void read_training_tables(MappingReader& scenario, const NamedFiles& files, ScenarioReading& reading,
-                          ScenarioInputCache& inputs, model::ScenarioInputs& resolution_inputs,
-                          Diagnostics& diagnostics)
+                          ScenarioInputCache& inputs, Diagnostics& diagnostics)
 {
   auto& s = reading.scenario;
   // Convergence tables are files named, and tables keyed, by the benchmark's name ("" without one).
@@ -263,11 +262,10 @@ void read_training_tables(MappingReader& scenario, const NamedFiles& files, Scen
     s.convergence_path = (workload_dir / "convergence" / (benchmark + ".yaml")).lexically_normal().string();
   }
   const fs::path host_file = workload_dir / "host_input" / "host_input.yaml";
-  resolution_inputs.host_costs_path = host_file.string();
+  reading.host_costs_path = host_file.string();
   try {
     if (!s.convergence_path.empty()) {
       reading.convergence_table = inputs.convergence(s.convergence_path);
-      resolution_inputs.convergence = reading.convergence_table.get();
       // Another benchmark's table would give a time to train off by its whole ratio of samples.
       if (!benchmark.empty() && reading.convergence_table->benchmark != benchmark)
         scenario.error(files.convergence ? "convergence" : "workload",
@@ -277,7 +275,6 @@ void read_training_tables(MappingReader& scenario, const NamedFiles& files, Scen
     }
     if (std::error_code error; !benchmark.empty() && fs::exists(host_file, error)) {
       reading.host_costs = inputs.host_input(host_file.string());
-      resolution_inputs.host_costs = reading.host_costs.get();
     }
   } catch (const ConfigError& e) {
     for (const auto& d : e.diagnostics())
@@ -360,18 +357,26 @@ ScenarioReading read_scenario_point(const YAML::Node& scenario_node, const std::
   read_platform_and_workload(scenario, files, reading, inputs, diagnostics);
   read_network_calibration(scenario, files, reading, inputs, diagnostics);
   if (reading.platform && reading.workload) {
-    model::ScenarioInputs resolution_inputs;
-    resolution_inputs.platform = reading.platform.get();
-    resolution_inputs.workload = reading.workload.get();
-    resolution_inputs.calibration = &default_calibration(); // applies only to a scenario without `efficiency:`
-    resolution_inputs.network_calibration = reading.network_calibration.get();
-    read_training_tables(scenario, files, reading, inputs, resolution_inputs, diagnostics);
-    reading.resolution = model::resolve_scenario(reading.scenario, resolution_inputs);
+    read_training_tables(scenario, files, reading, inputs, diagnostics);
+    reading.resolution = model::resolve_scenario(reading.scenario, reading.resolution_inputs(*reading.platform));
     for (const auto& conflict : reading.resolution.conflicts)
       report_conflict(conflict, scenario, reading.scenario, diagnostics);
   }
   scenario.finish();
   return reading;
+}
+
+model::ScenarioInputs ScenarioReading::resolution_inputs(const model::Platform& on) const
+{
+  model::ScenarioInputs in;
+  in.platform = &on;
+  in.workload = workload.get();
+  in.convergence = convergence_table.get();
+  in.host_costs = host_costs.get();
+  in.host_costs_path = host_costs_path;
+  in.calibration = &default_calibration(); // applies only to a scenario without `efficiency:`
+  in.network_calibration = network_calibration.get();
+  return in;
 }
 
 model::ResolvedScenario ScenarioReading::resolved() const

@@ -159,13 +159,4 @@ model::ResolvedScenario apply_plan(const model::ResolvedScenario& resolved, cons
   return planned;
 }
 
-std::string batch_allocation_yaml(const analysis::BatchPlan& plan)
-{
-  std::string text = "  batch_allocation:\n";
-  for (const auto& share : plan.shares)
-    text += fmt::format("    - {{accelerator: {}, gpus: {}, micro_batch_size: {}, accumulation_steps: {}}}\n",
-                        share.gpu_type, share.gpus, share.micro_batch, share.accumulation);
-  return text;
-}
-
 } // namespace gpuscale::plan

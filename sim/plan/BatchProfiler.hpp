@@ -28,7 +28,4 @@ std::vector<analysis::GpuTypeProfile> profile_gpu_types(const model::ResolvedSce
 model::ResolvedScenario apply_plan(const model::ResolvedScenario& resolved, const analysis::BatchPlan& plan,
                                    const std::string& name_suffix);
 
-/// The `batch_allocation:` YAML block of `plan`, indented for a scenario file.
-std::string batch_allocation_yaml(const analysis::BatchPlan& plan);
-
 } // namespace gpuscale::plan

@@ -111,7 +111,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # The setup line counts replicas, not GPUs, under tensor parallelism (8 GPUs = 2 replicas x tp 4).
     llama = run("run", os.path.join(source_dir, "scenarios", "mlperf", "llama2-70b-lora-dgx-h100-8gpu.yaml"))
     check("setup      ZeRO-0, fp8, global batch 8 = micro-batch 1 x 2 replica(s) x 4 accumulation step(s); 8 GPUs = "
-          "2 replica(s) x tp 4 x cp 1, sequence parallel, collective nvls (auto)\n"
+          "2 replica(s) x tp 4 x cp 1, sequence parallel, collective nvls (auto), overlap_comm on\n"
           in llama.stdout, llama.stdout)
 
     # A benchmark can be named as the workload files name it or as MLPerf does.

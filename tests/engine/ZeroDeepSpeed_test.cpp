@@ -74,7 +74,7 @@ TEST_CASE("engine ZeRO defaults per stage: DDP's overlapped 25 MB buckets, DeepS
   CHECK(program_of(overlapped).submitted[kGradients] == program_of(blocking).submitted[kGradients]);
 }
 
-TEST_CASE("engine overlap_comm off exposes every gradient reduction; on hides it behind backward", "[engine][zero]")
+TEST_CASE("engine overlap_comm off exposes every gradient reduction, on hides it behind backward", "[engine][zero]")
 {
   // DDP's all-reduces (no post-step gather to expose either way), with overlap_comm off as a what-if.
   auto on = deepspeed(0, std::vector<double>(24, 5e6), 1, 4e10);

@@ -27,11 +27,18 @@ TEST_CASE("model::ZeroStage shards optimizer states then gradients then paramete
           (n >= 1 ? 1 : 0));
     // Stages that keep no full gradient must reduce every micro-batch, during backward.
     if (model::shards_gradients(stage))
-      CHECK((model::reduces_every_micro_batch(stage) && model::reduces_during_backward(stage)));
+      for (bool overlap : {false, true})
+        CHECK((model::reduces_every_micro_batch(stage) && model::reduces_during_backward(stage, overlap)));
+    // DeepSpeed's Python gradient hooks: wherever gradients are sharded; never under DDP's C++ reducer.
+    CHECK(model::runs_gradient_hooks(stage, false) == model::shards_gradients(stage));
+    CHECK_FALSE(model::runs_gradient_hooks(ZeroStage::Ddp, true));
     // Only a step whose parameters are fetched module by module at run time cannot be a CUDA graph.
     CHECK(model::allows_cuda_graph(stage) == (n <= 2));
   }
   CHECK(model::to_string(ZeroStage::Gradients) == "ZeRO-2");
-  CHECK_FALSE(model::reduces_during_backward(ZeroStage::OptimizerStates)); // one pass after the last backward
+  // ZeRO-1 registers its gradient hooks only with overlap_comm; without, one pass after the last backward.
+  CHECK_FALSE(model::reduces_during_backward(ZeroStage::OptimizerStates, false));
+  CHECK(model::reduces_during_backward(ZeroStage::OptimizerStates, true));
+  CHECK(model::runs_gradient_hooks(ZeroStage::OptimizerStates, true));
   CHECK_THROWS_WITH(model::zero_stage_of(4), "ZeRO stage must be 0-3, got 4");
 }

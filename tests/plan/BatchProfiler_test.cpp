@@ -120,15 +120,3 @@ TEST_CASE("plan::restrict_to_types leaves each kept type at its own generation's
   CHECK(alone[0].micro_batch_time_s == mixed[1].micro_batch_time_s);
   CHECK(alone[0].step_fixed_s == mixed[1].step_fixed_s);
 }
-
-TEST_CASE("plan::batch_allocation_yaml writes the scenario block", "[app][planner]")
-{
-  analysis::BatchPlan plan;
-  plan.accumulation = 2;
-  plan.shares = {{"a100-sxm4-80gb", 8, 24, 2}, {"v100-sxm2-16gb", 7, 8, 2}, {"v100-sxm2-16gb", 1, 7, 2}};
-  CHECK(plan::batch_allocation_yaml(plan) ==
-        "  batch_allocation:\n"
-        "    - {accelerator: a100-sxm4-80gb, gpus: 8, micro_batch_size: 24, accumulation_steps: 2}\n"
-        "    - {accelerator: v100-sxm2-16gb, gpus: 7, micro_batch_size: 8, accumulation_steps: 2}\n"
-        "    - {accelerator: v100-sxm2-16gb, gpus: 1, micro_batch_size: 7, accumulation_steps: 2}\n");
-}
