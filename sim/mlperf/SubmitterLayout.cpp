@@ -22,26 +22,8 @@ bool fits(const model::Scenario& s, const model::WorkloadTrace& workload, const 
 bool fits_with_fewest_recomputed_blocks(model::Scenario& s, const model::WorkloadTrace& workload,
                                         const model::GpuType& gpu)
 {
-  s.activation_checkpointing = false;
-  s.activation_checkpointing_blocks.reset();
-  if (fits(s, workload, gpu))
-    return true;
-  s.activation_checkpointing = true;
-  if (!fits(s, workload, gpu))
-    return false;
-  // Memory does not grow with the blocks recomputed: bisect for the fewest that fit.
-  const int all = model::checkpoint_block_count(workload);
-  int too_few = 0;
-  int enough = all;
-  while (enough - too_few > 1) {
-    const int middle = (too_few + enough) / 2;
-    s.activation_checkpointing_blocks = middle;
-    (fits(s, workload, gpu) ? enough : too_few) = middle;
-  }
-  s.activation_checkpointing_blocks = enough;
-  if (enough == all)
-    s.activation_checkpointing_blocks.reset(); // every block: plain checkpointing
-  return true;
+  return model::recompute_fewest_blocks(s, workload,
+                                        [&](const model::Scenario& c) { return fits(c, workload, gpu); });
 }
 
 /// Llama 2 with `model_parallel` GPUs per replica (micro-batch 1, so the replicas must divide the

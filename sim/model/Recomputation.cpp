@@ -40,4 +40,28 @@ std::vector<bool> recomputed_in_backward(const WorkloadTrace& workload, const Sc
   return recomputed;
 }
 
+bool recompute_fewest_blocks(Scenario& s, const WorkloadTrace& workload,
+                             const std::function<bool(const Scenario&)>& fits)
+{
+  s.activation_checkpointing = false;
+  s.activation_checkpointing_blocks.reset();
+  if (fits(s))
+    return true;
+  s.activation_checkpointing = true;
+  if (!fits(s))
+    return false;
+  const int all = checkpoint_block_count(workload);
+  int too_few = 0;
+  int enough = all;
+  while (enough - too_few > 1) {
+    const int middle = (too_few + enough) / 2;
+    s.activation_checkpointing_blocks = middle;
+    (fits(s) ? enough : too_few) = middle;
+  }
+  s.activation_checkpointing_blocks = enough;
+  if (enough == all)
+    s.activation_checkpointing_blocks.reset(); // every block: plain checkpointing
+  return true;
+}
+
 } // namespace gpuscale::model

@@ -12,6 +12,7 @@
 #include "sim/model/Scenario.hpp"
 #include "sim/model/WorkloadTrace.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace gpuscale::model {
@@ -22,6 +23,13 @@ int checkpoint_block_count(const WorkloadTrace& workload);
 /// The blocks `scenario` recomputes: 0 without activation checkpointing, else all of them or the
 /// scenario's `activation_checkpointing_blocks`, whichever is fewer.
 int recomputed_block_count(const WorkloadTrace& workload, const Scenario& scenario);
+
+/// Sets `s` to recompute as few checkpoint blocks as `fits` accepts, as a submitter tunes NeMo's block
+/// checkpointing: no checkpointing if it fits so, else the smallest N (bisection: memory does not grow
+/// with the blocks recomputed), every block written as plain checkpointing. False (and `s` at every
+/// block) when even that does not fit.
+bool recompute_fewest_blocks(Scenario& s, const WorkloadTrace& workload,
+                             const std::function<bool(const Scenario&)>& fits);
 
 /// Per layer of `workload`: true when `scenario` drops the layer's activations and backward runs its
 /// forward (kernels and collectives) again before back-propagating through its block.

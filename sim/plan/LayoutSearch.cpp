@@ -61,24 +61,10 @@ bool fits_one_sample(const model::Scenario& s, const model::WorkloadTrace& workl
 /// is needed (then it is the Off layout) or even every block does not fit.
 bool set_fewest_blocks(model::Scenario& s, const model::WorkloadTrace& workload, const model::Platform& platform)
 {
-  s.activation_checkpointing = false;
-  s.activation_checkpointing_blocks.reset();
-  if (fits_one_sample(s, workload, platform))
-    return false;
-  s.activation_checkpointing = true;
-  if (!fits_one_sample(s, workload, platform))
-    return false;
-  const int all = model::checkpoint_block_count(workload);
-  int too_few = 0, enough = all;
-  while (enough - too_few > 1) {
-    const int middle = (too_few + enough) / 2;
-    s.activation_checkpointing_blocks = middle;
-    (fits_one_sample(s, workload, platform) ? enough : too_few) = middle;
-  }
-  if (enough == all)
-    return false; // every block: the Every layout
-  s.activation_checkpointing_blocks = enough;
-  return true;
+  const bool fits = model::recompute_fewest_blocks(
+      s, workload, [&](const model::Scenario& c) { return fits_one_sample(c, workload, platform); });
+  // Neither none nor every block: those are the Off and Every layouts.
+  return fits && s.activation_checkpointing && s.activation_checkpointing_blocks.has_value();
 }
 
 /// One micro-batch size on every GPU, for model-parallel layouts: `global_batch` over `data_parallel`
