@@ -23,7 +23,9 @@ set(GPUSCALE_SLOW_TESTS
   "app: a user catalog (--catalog) replaces and adds entries for run, predict and check"
   "robustness: the same inputs give identical results rows through the command line"
   "robustness: no command writes over its inputs or into a folder it reads, and nothing is left behind"
-  "robustness: refusals come before the work, options are never silently ignored, signals exit 128 + N")
+  "robustness: refusals come before the work, options are never silently ignored, signals exit 128 + N"
+  "app: plan's emitted scenarios run to the printed iteration time, its layout search and predict's batch choice"
+  "engine ZeRO stages on the real traces: at the same overlap_comm, ZeRO-3 is never faster than ZeRO-2 and ZeRO-2 never faster than ZeRO-1")
 if(DEFINED CMAKE_PROJECT_NAME)
   # Configure time (tests/CMakeLists.txt): the tests add_test defines.
   foreach(name IN LISTS GPUSCALE_SLOW_TESTS)
