@@ -37,6 +37,8 @@ IterationResult summarize(const StepSetup& setup, const StepTrace& trace)
   result.gpus = setup.gpus();
   result.collective_used = gradient_algorithm_used(setup);
   result.simgrid_config = describe_simgrid_config(scenario.simgrid);
+  for (const StepProgram& program : setup.programs)
+    result.host_time_s = std::max(result.host_time_s, program.host_s);
   for (const RankTrace& rank : trace) {
     const GpuTimeline& t = rank.timeline;
     result.iteration_time_s = std::max(result.iteration_time_s, t.end_s);
@@ -108,9 +110,9 @@ namespace {
 std::string serialize(const IterationResult& r)
 {
   char buffer[512];
-  std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s,
-                r.compute_time_s, r.comm_time_s, r.exposed_comm_s, r.bytes_sent_per_gpu, r.dp_bytes_sent_per_gpu,
-                r.samples_per_s);
+  std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s,
+                r.compute_time_s, r.host_time_s, r.comm_time_s, r.exposed_comm_s, r.bytes_sent_per_gpu,
+                r.dp_bytes_sent_per_gpu, r.samples_per_s);
   return std::string(buffer) + r.collective_used + "\n" + r.step_simulation + "\n" + r.symmetry + "\n" +
          r.simgrid_config + "\n";
 }
@@ -119,9 +121,9 @@ IterationResult deserialize(const std::string& text)
 {
   IterationResult r;
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%d\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%n", &r.gpus, &r.iteration_time_s,
-                  &r.compute_time_s, &r.comm_time_s, &r.exposed_comm_s, &r.bytes_sent_per_gpu, &r.dp_bytes_sent_per_gpu,
-                  &r.samples_per_s, &consumed) != 8)
+  if (std::sscanf(text.c_str(), "%d\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%n", &r.gpus, &r.iteration_time_s,
+                  &r.compute_time_s, &r.host_time_s, &r.comm_time_s, &r.exposed_comm_s, &r.bytes_sent_per_gpu,
+                  &r.dp_bytes_sent_per_gpu, &r.samples_per_s, &consumed) != 9)
     throw std::runtime_error("malformed simulation result from child process");
   const std::string rest = text.substr(static_cast<std::size_t>(consumed));
   const auto newline = rest.find('\n');

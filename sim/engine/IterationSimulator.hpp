@@ -20,6 +20,7 @@ struct IterationResult {
   std::string symmetry;             ///< whether the GPUs were folded onto one block (SymmetryFold::describe)
   double iteration_time_s = 0;      ///< slowest GPU, start to end of optimizer step
   double compute_time_s = 0;        ///< slowest GPU's busy time (kernels + optimizer)
+  double host_time_s = 0;           ///< largest host time on a GPU's critical path (StepProgram::host_s), in compute_time_s
   double comm_time_s = 0;           ///< longest time one GPU's communication streams were busy, summed over streams
   double exposed_comm_s = 0;        ///< largest time a GPU waited on communication (step time - busy time)
   double bytes_sent_per_gpu = 0;    ///< largest bytes one GPU sent in all collectives

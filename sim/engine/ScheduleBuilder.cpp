@@ -399,24 +399,29 @@ private:
           add(j);
       add(i - 1);
     }
-    uses_.assign(order.size(), {});
+    // Per use: its parameters, their running sum, and the next use of the same module (none: order.size()).
+    const std::size_t uses = order.size();
+    std::vector<double> params(uses);
+    std::vector<double> before(uses + 1, 0.0); ///< parameters of the uses before k
+    for (std::size_t k = 0; k < uses; ++k) {
+      params[k] = module_params(workload_.layers[order[k]]);
+      before[k + 1] = before[k] + params[k];
+    }
+    std::vector<std::size_t> next_use(uses, uses);
+    std::vector<std::size_t> later(n, uses);
+    for (std::size_t k = uses; k > 0; --k) {
+      next_use[k - 1] = later[order[k - 1]];
+      later[order[k - 1]] = k - 1;
+    }
+    uses_.assign(uses, {});
     std::vector<bool> resident(n, false);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      const model::Layer& layer = workload_.layers[order[k]];
-      const double params = module_params(layer);
-      const bool persistent = params < scenario_.zero3_persistence_threshold_params;
-      uses_[k] = {order[k], persistent || resident[order[k]] ? 0.0 : params * element_bytes_};
+    for (std::size_t k = 0; k < uses; ++k) {
+      const bool persistent = params[k] < scenario_.zero3_persistence_threshold_params;
+      uses_[k] = {order[k], persistent || resident[order[k]] ? 0.0 : params[k] * element_bytes_};
       // Kept for the next use if the parameters other modules use before it stay within the distance.
-      double distance = 0;
-      bool reused = false;
-      for (std::size_t next = k + 1; next < order.size(); ++next) {
-        if (order[next] == order[k]) {
-          reused = true;
-          break;
-        }
-        distance += module_params(workload_.layers[order[next]]);
-      }
-      resident[order[k]] = reused && distance < scenario_.zero3_max_reuse_distance_params;
+      const std::size_t next = next_use[k];
+      resident[order[k]] =
+          next < uses && before[next] - before[k + 1] < scenario_.zero3_max_reuse_distance_params;
     }
   }
 

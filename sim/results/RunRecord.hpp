@@ -108,7 +108,7 @@ struct RunRecord {
 
   // Schema 8.
   std::int64_t overlap_comm = 0;       ///< 1: gradient reductions beside backward (Scenario::overlaps_communication)
-  double zero_hook_s = 0;              ///< host time of DeepSpeed's ZeRO hooks in one step of rank 0 (ZeroHostCost)
+  double zero_hook_s = 0;              ///< host time of DeepSpeed's ZeRO hooks in one step, the largest of any GPU (ZeroHostCost)
 
   bool operator==(const RunRecord&) const = default;
 };

@@ -2,7 +2,6 @@
 
 #include "sim/run/Version.hpp"
 #include "sim/config/FileDigest.hpp"
-#include "sim/engine/ScheduleBuilder.hpp"
 #include "sim/engine/SimgridConfig.hpp"
 #include "sim/model/Recomputation.hpp"
 #include "sim/units/Quantity.hpp"
@@ -72,18 +71,6 @@ std::string describe_batch_per_rank(const std::vector<model::BatchShare>& shares
   return text;
 }
 
-/// Host seconds DeepSpeed's ZeRO hooks take in one step of rank 0 (the same on every rank of a uniform
-/// allocation: the hooks do not depend on the GPU).
-double zero_hook_time_s(const model::ResolvedScenario& resolved)
-{
-  const auto& s = resolved.scenario;
-  const auto used = resolved.platform.groups_used(s.gpus);
-  if (used.empty())
-    return 0;
-  const auto& gpu = resolved.platform.gpu_type_of(resolved.platform.node_type_of_group(used.front().group));
-  return engine::build_step_program(resolved.workload, s, gpu, resolved.precision(), s.batch_of_rank(0)).host_s;
-}
-
 /// The knobs a scenario sets that the columns above do not already hold, and what exactly ran: the
 /// inputs' contents by SHA-256 (an input without a file, as an MLPerf system built in memory, has "")
 /// and the binary's version.
@@ -97,7 +84,6 @@ void record_scenario_knobs(const model::ResolvedScenario& resolved, results::Run
   r.tp_comm_overlap = s.tp_comm_overlap ? 1 : 0;
   r.bucket_bytes = s.reduce_bucket_bytes();
   r.overlap_comm = s.overlaps_communication() ? 1 : 0;
-  r.zero_hook_s = zero_hook_time_s(resolved);
   r.zero3_prefetch_params = s.zero3_prefetch_params;
   r.input_pipeline = resolved.host_input ? resolved.host_input->pipeline : "";
   r.batch_per_rank = describe_batch_per_rank(s.batch_per_rank);
@@ -264,6 +250,7 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.compute_time_s = it.compute_time_s;
   r.comm_time_s = it.comm_time_s;
   r.exposed_comm_s = it.exposed_comm_s;
+  r.zero_hook_s = it.host_time_s;
   r.bytes_sent_per_gpu = it.bytes_sent_per_gpu;
   add_host_and_time_to_train(resolved, outcome);
   return outcome;
