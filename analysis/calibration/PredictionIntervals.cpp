@@ -60,11 +60,12 @@ std::pair<double, double> conformal_log_bounds(const std::vector<double>& sorted
   return {sorted[static_cast<std::size_t>(low_rank - 1)], sorted[static_cast<std::size_t>(high_rank - 1)]};
 }
 
-double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, const model::Calibration& calibration)
+CalibratedPoint calibrated_point(const ParameterSpace& space, const model::Calibration& calibration)
 {
   using Group = ParameterSpace::Group;
-  std::vector<double> x = space.start();
-  std::vector<double> sigma(space.size(), 0.0);
+  CalibratedPoint point{space.start(), std::vector<double>(space.size(), 0.0)};
+  auto& x = point.x;
+  auto& sigma = point.sigma;
   for (std::size_t j = 0; j < space.size(); ++j) {
     const auto& p = space.parameters()[j];
     const model::CalibratedValue* value = calibrated_value(calibration, p);
@@ -86,7 +87,14 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
         break;
     }
   }
-  double variance = 0;
+  return point;
+}
+
+ParameterLogSlopes parameter_log_slopes(const ParameterSpace& space, const CalibrationCase& c,
+                                        const model::Calibration& calibration)
+{
+  const auto [x, sigma] = calibrated_point(space, calibration);
+  ParameterLogSlopes slopes;
   for (std::size_t j = 0; j < space.size(); ++j) {
     if (sigma[j] <= 0)
       continue;
@@ -96,9 +104,28 @@ double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, c
     down[j] -= h;
     const double slope =
         (std::log(space.predict_s(c, up)) - std::log(space.predict_s(c, down))) / (2.0 * h);
-    if (std::isfinite(slope))
-      variance += slope * slope * sigma[j] * sigma[j];
+    if (std::isfinite(slope) && slope != 0)
+      slopes[space.parameters()[j].name] = slope * sigma[j];
   }
+  return slopes;
+}
+
+double parameter_log_sd(const ParameterSpace& space, const CalibrationCase& c, const model::Calibration& calibration)
+{
+  return ratio_parameter_log_sd(parameter_log_slopes(space, c, calibration), {});
+}
+
+double ratio_parameter_log_sd(const ParameterLogSlopes& a, const ParameterLogSlopes& b)
+{
+  double variance = 0;
+  for (const auto& [name, slope] : a) {
+    const auto other = b.find(name);
+    const double d = slope - (other == b.end() ? 0.0 : other->second);
+    variance += d * d;
+  }
+  for (const auto& [name, slope] : b)
+    if (!a.contains(name))
+      variance += slope * slope;
   return std::sqrt(variance);
 }
 
@@ -118,10 +145,13 @@ std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space
 
   std::vector<ModeResiduals> modes;
   for (auto regime : model::all_prediction_regimes())
-    modes.push_back({regime, {}, {}, {}});
+    modes.push_back({regime, {}, {}, {}, {}});
+  std::vector<ParameterLogSlopes> slopes(cases.size());
   std::vector<double> sd(cases.size());
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    sd[i] = parameter_log_sd(space, cases[i], calibration);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    slopes[i] = parameter_log_slopes(space, cases[i], calibration);
+    sd[i] = ratio_parameter_log_sd(slopes[i], {});
+  }
   auto add = [&](PredictionRegime regime, std::size_t i, double predicted) {
     if (!(predicted > 0) || !std::isfinite(predicted))
       return; // not predicted in that mode, or by a refit left without data
@@ -129,10 +159,20 @@ std::vector<ModeResiduals> validation_mode_residuals(const ParameterSpace& space
     mode.cases.push_back(i);
     mode.log_residuals.push_back(log_residual(cases[i], predicted));
     mode.parameter_log_sd.push_back(sd[i]);
+    mode.parameter_slopes.push_back(slopes[i]);
   };
+  // Results of each family and benchmark by system: a left-out system's family keeps the others.
+  std::map<std::tuple<std::string, model::Benchmark>, std::map<std::string, int>> results_by_system;
+  for (const auto& c : cases)
+    ++results_by_system[{c.family, c.benchmark}][c.system_key];
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
-    add(PredictionRegime::CalibratedFamily, i, loso_s[i]);
+    int others = 0;
+    for (const auto& [system, n] : results_by_system[{c.family, c.benchmark}])
+      others += system == c.system_key ? 0 : n;
+    add(others < model::kThinFamilyResults ? PredictionRegime::ThinlyCalibratedFamily
+                                           : PredictionRegime::CalibratedFamily,
+        i, loso_s[i]);
     const bool alone = families_of_generation[c.generation].size() == 1;
     add(alone ? PredictionRegime::UncalibratedGeneration : PredictionRegime::NewFamilyCalibratedGeneration, i,
         lofo_s[i]);
@@ -153,13 +193,91 @@ model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::ve
   std::tie(q.low_log, q.high_log) = conformal_log_bounds(sorted);
   q.parameter_log_sd = largest(mode.parameter_log_sd);
   // Coverage: each result against the interval its mode gives without its own system's residuals.
-  int inside = 0;
   int judged = 0;
+  int inside = 0;
+  for (const auto& [family, counts] : coverage_by_family(mode, cases)) {
+    judged += counts.first;
+    inside += counts.second;
+  }
+  q.coverage = judged > 0 ? static_cast<double>(inside) / judged : 0.0;
+  return q;
+}
+
+namespace {
+
+/// Whether the pair (a, b) of mode positions belongs to `pair_class` (same benchmark required).
+bool in_pair_class(const ModeResiduals& mode, const std::vector<CalibrationCase>& cases, std::size_t a,
+                   std::size_t b, model::PairClass pair_class)
+{
+  const auto& x = cases[mode.cases[a]];
+  const auto& y = cases[mode.cases[b]];
+  if (a == b || x.benchmark != y.benchmark)
+    return false;
+  return (x.family == y.family) == (pair_class == model::PairClass::SameFamily);
+}
+
+} // namespace
+
+PairSummary summarise_pairs(const ModeResiduals& mode, const std::vector<CalibrationCase>& cases,
+                            model::PairClass pair_class)
+{
+  struct Pair {
+    std::size_t a, b;
+    double d;
+  };
+  std::vector<Pair> pairs;
+  double largest_sd = 0;
+  for (std::size_t a = 0; a < mode.cases.size(); ++a)
+    for (std::size_t b = 0; b < mode.cases.size(); ++b)
+      if (in_pair_class(mode, cases, a, b, pair_class)) {
+        pairs.push_back({a, b, mode.log_residuals[a] - mode.log_residuals[b]});
+        if (a < b && a < mode.parameter_slopes.size() && b < mode.parameter_slopes.size())
+          largest_sd = std::max(largest_sd, ratio_parameter_log_sd(mode.parameter_slopes[a], mode.parameter_slopes[b]));
+      }
+  PairSummary summary;
+  summary.quantiles.pairs = static_cast<int>(pairs.size());
+  summary.quantiles.parameter_log_sd = largest_sd;
+  if (pairs.empty())
+    return summary;
+  std::vector<double> sorted;
+  for (const auto& p : pairs)
+    sorted.push_back(p.d);
+  std::sort(sorted.begin(), sorted.end());
+  std::tie(summary.quantiles.low_log, summary.quantiles.high_log) = conformal_log_bounds(sorted);
+  // Coverage by system: the pairs with a member of S against the bounds of the pairs without one.
+  std::set<std::string> systems;
+  for (std::size_t i : mode.cases)
+    systems.insert(cases[i].system_key);
+  int inside = 0;
+  for (const auto& system : systems) {
+    const auto of = [&](std::size_t position) { return cases[mode.cases[position]].system_key == system; };
+    std::vector<double> others;
+    for (const auto& p : pairs)
+      if (!of(p.a) && !of(p.b))
+        others.push_back(p.d);
+    if (others.size() < static_cast<std::size_t>(model::kMinimumPairs))
+      continue;
+    std::sort(others.begin(), others.end());
+    const auto [low, high] = conformal_log_bounds(others);
+    for (const auto& p : pairs)
+      if (of(p.a)) {
+        ++summary.judged;
+        inside += p.d >= low && p.d <= high ? 1 : 0;
+      }
+  }
+  summary.coverage = summary.judged > 0 ? static_cast<double>(inside) / summary.judged : 0.0;
+  return summary;
+}
+
+std::map<std::string, std::pair<int, int>> coverage_by_family(const ModeResiduals& mode,
+                                                              const std::vector<CalibrationCase>& cases)
+{
+  std::map<std::string, std::pair<int, int>> by_family;
   for (std::size_t k = 0; k < mode.cases.size(); ++k) {
-    const std::string& own = cases[mode.cases[k]].system_key;
+    const auto& c = cases[mode.cases[k]];
     std::vector<double> others, others_sd;
     for (std::size_t j = 0; j < mode.cases.size(); ++j)
-      if (cases[mode.cases[j]].system_key != own) {
+      if (cases[mode.cases[j]].system_key != c.system_key) {
         others.push_back(mode.log_residuals[j]);
         if (j < mode.parameter_log_sd.size())
           others_sd.push_back(mode.parameter_log_sd[j]);
@@ -170,12 +288,45 @@ model::ResidualQuantiles summarise_mode(const ModeResiduals& mode, const std::ve
     const double own_sd = k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0;
     const auto [others_low, others_high] = conformal_log_bounds(others);
     const auto [low, high] = model::widened_log_bounds(others_low, others_high, own_sd, largest(others_sd));
-    const double r = mode.log_residuals[k];
+    auto& [judged, inside] = by_family[c.family];
     ++judged;
-    inside += r >= low && r <= high ? 1 : 0;
+    inside += mode.log_residuals[k] >= low && mode.log_residuals[k] <= high ? 1 : 0;
   }
-  q.coverage = judged > 0 ? static_cast<double>(inside) / judged : 0.0;
-  return q;
+  return by_family;
+}
+
+std::map<std::string, ModeResiduals> generation_subsets(const ModeResiduals& mode,
+                                                        const std::vector<CalibrationCase>& cases)
+{
+  std::map<std::string, ModeResiduals> by_generation;
+  for (std::size_t k = 0; k < mode.cases.size(); ++k) {
+    auto& subset = by_generation[cases[mode.cases[k]].generation];
+    subset.regime = mode.regime;
+    subset.cases.push_back(mode.cases[k]);
+    subset.log_residuals.push_back(mode.log_residuals[k]);
+    if (k < mode.parameter_log_sd.size())
+      subset.parameter_log_sd.push_back(mode.parameter_log_sd[k]);
+    if (k < mode.parameter_slopes.size())
+      subset.parameter_slopes.push_back(mode.parameter_slopes[k]);
+  }
+  std::erase_if(by_generation,
+                [](const auto& g) { return g.second.cases.size() < static_cast<std::size_t>(model::kGenerationResults); });
+  return by_generation;
+}
+
+std::map<std::string, std::pair<int, int>> coverage_by_family_as_predicted(const ModeResiduals& mode,
+                                                                           const std::vector<CalibrationCase>& cases)
+{
+  auto coverage = coverage_by_family(mode, cases);
+  if (mode.regime != model::PredictionRegime::CalibratedFamily)
+    return coverage;
+  for (const auto& [generation, subset] : generation_subsets(mode, cases)) {
+    for (const auto& k : subset.cases)
+      coverage.erase(cases[k].family);
+    for (const auto& [family, counts] : coverage_by_family(subset, cases))
+      coverage[family] = counts;
+  }
+  return coverage;
 }
 
 double round_ahead_years(const ModeResiduals& later, const std::vector<CalibrationCase>& cases)
@@ -200,11 +351,17 @@ model::IntervalModel interval_model(const std::vector<ModeResiduals>& modes, con
     model::ResidualQuantiles q = summarise_mode(mode, cases);
     if (mode.regime == model::PredictionRegime::LaterRound)
       q.distance_years = round_ahead_years(mode, cases);
+    q.same_family = summarise_pairs(mode, cases, model::PairClass::SameFamily).quantiles;
+    q.other_family = summarise_pairs(mode, cases, model::PairClass::OtherFamily).quantiles;
+    if (mode.regime == model::PredictionRegime::CalibratedFamily)
+      for (const auto& [generation, subset] : generation_subsets(mode, cases))
+        intervals.modes[model::generation_mode_key(mode.regime, generation)] = summarise_mode(subset, cases);
     intervals.modes[model::to_string(mode.regime)] = q;
   }
   std::set<std::string> families;
   for (const auto& c : cases) {
     families.insert(c.family);
+    ++intervals.family_results[c.family][c.benchmark];
     int& most = intervals.calibrated_accelerators[c.benchmark];
     most = std::max(most, c.accelerators);
   }

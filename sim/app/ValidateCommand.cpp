@@ -51,13 +51,13 @@ void write_mode_residuals(const std::string& path, const std::vector<analysis::M
                           const std::vector<analysis::CalibrationCase>& cases)
 {
   write_replacing(path, [&](std::ostream& out) {
-    out << "regime,round,system,benchmark,accelerators,actual_minutes,predicted_minutes,log_residual,parameter_log_sd\n";
+    out << "regime,round,system,family,benchmark,accelerators,actual_minutes,predicted_minutes,log_residual,parameter_log_sd\n";
     for (const auto& mode : modes)
       for (std::size_t k = 0; k < mode.cases.size(); ++k) {
         const auto& c = cases[mode.cases[k]];
         const double r = mode.log_residuals[k];
-        out << fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g}\n", model::to_string(mode.regime), c.round,
-                           c.system_key, model::to_string(c.benchmark), c.accelerators, units::to_minutes(c.actual_s),
+        out << fmt::format("{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g}\n", model::to_string(mode.regime), c.round,
+                           c.system_key, c.family, model::to_string(c.benchmark), c.accelerators, units::to_minutes(c.actual_s),
                            units::to_minutes(c.actual_s) / std::exp(r), r,
                            k < mode.parameter_log_sd.size() ? mode.parameter_log_sd[k] : 0.0);
       }
@@ -77,6 +77,40 @@ void print_interval_coverage(const model::IntervalModel& intervals)
     const double spread = q.results > 0 ? std::sqrt(model::kIntervalLevel * (1 - model::kIntervalLevel) / q.results) : 0.0;
     fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}% {:>5.1f}%\n", model::to_string(regime), q.results,
                (std::exp(q.low_log) - 1) * 100, (std::exp(q.high_log) - 1) * 100, q.coverage * 100, spread * 100);
+    for (const auto& [name, g] : intervals.modes) // a generation's own bounds (model::generation_mode_key)
+      if (name.rfind(model::to_string(regime) + "@", 0) == 0)
+        fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}% {:>5.1f}%\n", "  " + name, g.results,
+                   (std::exp(g.low_log) - 1) * 100, (std::exp(g.high_log) - 1) * 100, g.coverage * 100,
+                   100 * std::sqrt(model::kIntervalLevel * (1 - model::kIntervalLevel) / std::max(1, g.results)));
+  }
+}
+
+/// The pair bounds each ratio is judged by, with their coverage by system, and the coverage per
+/// accelerator family of the modes a `run` of known hardware falls in.
+void print_pair_and_family_coverage(const std::vector<analysis::ModeResiduals>& modes,
+                                    const std::vector<analysis::CalibrationCase>& cases)
+{
+  fmt::print("\nRatio intervals: bounds of r_i - r_j over ordered pairs of one benchmark's left-out results (the ratio\n"
+             "of two options); coverage by system: the pairs with a member of a system against the bounds of the\n"
+             "pairs with none\n");
+  fmt::print("  {:<34} {:<13} {:>7} {:>10} {:>10} {:>9}\n", "mode", "pairs", "n", "low", "high", "coverage");
+  for (const auto& mode : modes)
+    for (auto pair_class : {model::PairClass::SameFamily, model::PairClass::OtherFamily}) {
+      const auto summary = analysis::summarise_pairs(mode, cases, pair_class);
+      if (summary.quantiles.pairs == 0)
+        continue;
+      fmt::print("  {:<34} {:<13} {:>7} {:>+9.1f}% {:>+9.1f}% {:>9}\n", model::to_string(mode.regime),
+                 model::to_string(pair_class), summary.quantiles.pairs, (std::exp(summary.quantiles.low_log) - 1) * 100,
+                 (std::exp(summary.quantiles.high_log) - 1) * 100, summary.judged > 0 ? fmt::format("{:.1f}%", summary.coverage * 100) : std::string("-"));
+    }
+  for (auto regime : {model::PredictionRegime::CalibratedFamily, model::PredictionRegime::ThinlyCalibratedFamily,
+                      model::PredictionRegime::LaterRound,
+                      model::PredictionRegime::BeyondCalibratedScale}) {
+    const auto& mode = modes[static_cast<std::size_t>(regime)];
+    fmt::print("\nCoverage per accelerator family, {} (results inside / judged)\n", model::to_string(regime));
+    for (const auto& [family, counts] : analysis::coverage_by_family_as_predicted(mode, cases))
+      fmt::print("  {:<18} {:>3} / {:<3} {:>6.1f}%\n", family, counts.second, counts.first,
+                 100.0 * counts.second / std::max(1, counts.first));
   }
 }
 
@@ -237,6 +271,7 @@ void run_validate(const ValidateOptions& options)
   const auto modes = analysis::validation_mode_residuals(space, cases, left_out, reference);
   const model::IntervalModel intervals = analysis::interval_model(modes, cases);
   print_interval_coverage(intervals);
+  print_pair_and_family_coverage(modes, cases);
   if (!options.residuals_path.empty()) {
     write_mode_residuals(options.residuals_path, modes, cases);
     fmt::print("residuals  written to {}\n", options.residuals_path);

@@ -213,13 +213,45 @@ void read_intervals(MappingReader& parent, model::IntervalModel& out)
       }
     reader.finish();
   }
+  if (auto counts = intervals.child("family_results", Presence::Optional)) {
+    MappingReader reader(*counts, parent.file(), intervals.path_of("family_results"), parent.diagnostics());
+    if (reader.valid())
+      for (auto it = counts->begin(); it != counts->end(); ++it) {
+        const std::string family = it->first.Scalar();
+        const auto node = reader.child(family, Presence::Required);
+        if (!node)
+          continue;
+        MappingReader per(*node, parent.file(), reader.path_of(family), parent.diagnostics());
+        if (per.valid())
+          for (auto b = node->begin(); b != node->end(); ++b) {
+            const std::string name = b->first.Scalar();
+            const auto benchmark = parse_key(name, b->first, per, static_cast<const model::Benchmark*>(nullptr));
+            const int n = static_cast<int>(per.integer(name, 1, 1'000'000, Presence::Required).value_or(1));
+            if (benchmark)
+              out.family_results[family][*benchmark] = n;
+          }
+        per.finish();
+      }
+    reader.finish();
+  }
   std::vector<std::string> known;
   for (auto regime : model::all_prediction_regimes())
     known.push_back(model::to_string(regime));
   if (auto modes = intervals.child("modes", Presence::Required)) {
     MappingReader reader(*modes, parent.file(), intervals.path_of("modes"), parent.diagnostics());
-    for (const auto& name : known)
-      if (auto mode = reader.child(name, Presence::Required)) {
+    // A generation's own calibrated_family bounds (model::generation_mode_key), where validate wrote them.
+    const std::string own_prefix = model::to_string(model::PredictionRegime::CalibratedFamily) + "@";
+    std::vector<std::string> names = known;
+    if (reader.valid())
+      for (auto it = modes->begin(); it != modes->end(); ++it)
+        if (it->first.Scalar().rfind(own_prefix, 0) == 0)
+          names.push_back(it->first.Scalar());
+    for (const auto& name : names)
+      // Files written before the thin-family mode lack it: their families all count as calibrated.
+      if (auto mode = reader.child(name, name == model::to_string(model::PredictionRegime::ThinlyCalibratedFamily) ||
+                                                 name.find('@') != std::string::npos
+                                             ? Presence::Optional
+                                             : Presence::Required)) {
         MappingReader m(*mode, parent.file(), reader.path_of(name), parent.diagnostics());
         model::ResidualQuantiles q;
         q.low_log = m.number("low_log", -10, 10, Presence::Required).value_or(0);
@@ -230,6 +262,21 @@ void read_intervals(MappingReader& parent, model::IntervalModel& out)
         q.distance_years = m.number("distance_years", 0, 10, Presence::Optional).value_or(0);
         if (q.low_log > q.high_log)
           m.error("high_log", "expected high_log >= low_log");
+        for (auto pair_class : {model::PairClass::SameFamily, model::PairClass::OtherFamily}) {
+          const std::string key = model::to_string(pair_class);
+          auto pairs = m.child(key, Presence::Optional);
+          if (!pairs)
+            continue;
+          MappingReader pr(*pairs, parent.file(), m.path_of(key), parent.diagnostics());
+          model::PairQuantiles& pq = pair_class == model::PairClass::SameFamily ? q.same_family : q.other_family;
+          pq.low_log = pr.number("low_log", -10, 10, Presence::Required).value_or(0);
+          pq.high_log = pr.number("high_log", -10, 10, Presence::Required).value_or(0);
+          pq.pairs = static_cast<int>(pr.integer("pairs", 0, 1'000'000'000, Presence::Required).value_or(0));
+          pq.parameter_log_sd = pr.number("parameter_log_sd", 0, 10, Presence::Optional).value_or(0);
+          if (pq.low_log > pq.high_log)
+            pr.error("high_log", "expected high_log >= low_log");
+          pr.finish();
+        }
         m.finish();
         out.modes[name] = q;
       }
@@ -382,7 +429,9 @@ std::string format_calibration(const model::Calibration& calibration)
   out += "  # Prediction intervals: split-conformal 80 % bounds of log(actual / predicted) of left-out results per\n"
          "  # validation mode (sim/model/PredictionInterval.hpp); coverage: of 80 % intervals built without\n"
          "  # the result's own system; parameter_log_sd: largest log-sd from the standard errors above;\n"
-         "  # distance_years: how far ahead later_round predicted (from the latest round fitted on).\n"
+         "  # distance_years: how far ahead later_round predicted (from the latest round fitted on); same_family,\n"
+         "  # other_family: the same bounds of r_i - r_j over ordered pairs of one benchmark's results, on one\n"
+         "  # family or two (the ratio of two options, model::ratio_log_bounds).\n"
          "  intervals:\n    families: [";
   for (std::size_t i = 0; i < intervals.families.size(); ++i)
     out += (i == 0 ? "" : ", ") + intervals.families[i];
@@ -392,15 +441,42 @@ std::string format_calibration(const model::Calibration& calibration)
     out += fmt::format("{}{}: {}", first ? "" : ", ", model::to_string(benchmark), n);
     first = false;
   }
-  out += "}\n    modes:\n";
+  out += "}\n";
+  if (!intervals.family_results.empty()) {
+    out += "    family_results:\n";
+    for (const auto& [family, by_benchmark] : intervals.family_results) {
+      out += "      " + family + ": {";
+      bool first_benchmark = true;
+      for (const auto& [benchmark, n] : by_benchmark) {
+        out += fmt::format("{}{}: {}", first_benchmark ? "" : ", ", model::to_string(benchmark), n);
+        first_benchmark = false;
+      }
+      out += "}\n";
+    }
+  }
+  out += "    modes:\n";
+  std::vector<std::string> names;
   for (auto regime : model::all_prediction_regimes()) {
-    const auto it = intervals.modes.find(model::to_string(regime));
+    const std::string mode = model::to_string(regime);
+    names.push_back(mode);
+    if (regime == model::PredictionRegime::CalibratedFamily)
+      for (const auto& [name, q] : intervals.modes)
+        if (name.rfind(mode + "@", 0) == 0)
+          names.push_back(name);
+  }
+  for (const auto& name : names) {
+    const auto it = intervals.modes.find(name);
     if (it == intervals.modes.end())
       continue;
     const auto& q = it->second;
     const std::string distance = q.distance_years > 0 ? fmt::format(", distance_years: {:.4f}", q.distance_years) : "";
-    out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}, parameter_log_sd: {:.5f}{}}}\n",
-                       it->first, q.low_log, q.high_log, q.results, q.coverage, q.parameter_log_sd, distance);
+    std::string pairs;
+    for (auto pair_class : {model::PairClass::SameFamily, model::PairClass::OtherFamily})
+      if (const auto& pq = q.pairs(pair_class); pq.pairs > 0)
+        pairs += fmt::format(",\n        {}: {{low_log: {:.5f}, high_log: {:.5f}, pairs: {}, parameter_log_sd: {:.5f}}}",
+                             model::to_string(pair_class), pq.low_log, pq.high_log, pq.pairs, pq.parameter_log_sd);
+    out += fmt::format("      {}: {{low_log: {:.5f}, high_log: {:.5f}, results: {}, coverage: {:.3f}, parameter_log_sd: {:.5f}{}{}}}\n",
+                       it->first, q.low_log, q.high_log, q.results, q.coverage, q.parameter_log_sd, distance, pairs);
   }
   return out;
 }

@@ -60,8 +60,9 @@ with tempfile.TemporaryDirectory() as tmp:
             check(key in result, "predict JSON has " + key)
         check(result["accelerators"] == 8 and result["accelerator"] == "mi300x", str(result))
         check(result["global_batch_size"] > 0 and 0.5 < result["predicted_minutes"] < 60, str(result))
-        # MI300X results (v5.0) are in the calibration: its own family's errors bound the interval.
-        check(result["regime"] == "calibrated_family", "MI300X is a calibrated family: " + str(result))
+        # MI300X results (v5.0) are in the calibration, but one of BERT: the errors of families with
+        # fewer than 5 results of the benchmark bound the interval.
+        check(result["regime"] == "thinly_calibrated_family", "MI300X is a thinly calibrated family: " + str(result))
     b200 = run("predict", "--system", os.path.join(data, "hand_built_dgx_b200_4node.json"), "--benchmark",
                "llama2_70b_lora")
     check(b200.returncode == 0 and "predicted " in b200.stdout and "tp 4" in b200.stdout, b200.stdout + b200.stderr)

@@ -78,6 +78,7 @@ TEST_CASE("model::regimes_for picks the validation mode of a request and interva
   intervals.families = {"h100-sxm5-80gb"};
   intervals.calibrated_accelerators = {{model::Benchmark::Bert, 1024}};
   intervals.modes["calibrated_family"] = {-0.1, 0.1, 100, 0.8};
+  intervals.modes["thinly_calibrated_family"] = {-0.2, 0.3, 20, 0.8};
   intervals.modes["new_family_calibrated_generation"] = {-0.2, 0.15, 50, 0.8};
   intervals.modes["uncalibrated_generation"] = {-0.3, 0.5, 10, 0.8};
   intervals.modes["beyond_calibrated_scale"] = {-0.25, 0.05, 10, 0.8};
@@ -113,16 +114,91 @@ TEST_CASE("config::format_calibration round-trips the prediction intervals", "[c
   for (auto regime : model::all_prediction_regimes())
     c.intervals.modes[model::to_string(regime)] = {-0.125, 0.25, 42, 0.8};
   c.intervals.modes["later_round"].distance_years = 0.418;
+  c.intervals.modes["later_round"].same_family = {-0.0625, 0.0625, 640, 0.1};
+  c.intervals.family_results["h100-sxm5-80gb"][model::Benchmark::Bert] = 17;
+  c.intervals.modes["calibrated_family@blackwell"] = {-0.25, 0.125, 67, 0.8};
+  c.intervals.modes["calibrated_family@hopper"] = {-0.0625, 0.1875, 184, 0.8};
   const auto read = config::read_calibration_text(config::format_calibration(c), "c.yaml");
   CHECK(read.intervals.families == c.intervals.families);
   CHECK(read.intervals.calibrated_accelerators.at(model::Benchmark::Bert) == 4096);
-  REQUIRE(read.intervals.modes.size() == 5);
+  REQUIRE(read.intervals.modes.size() == 8);
+  CHECK(read.intervals.modes.at("calibrated_family@blackwell").low_log == Approx(-0.25));
+  CHECK(read.intervals.modes.at("calibrated_family@hopper").high_log == Approx(0.1875));
   CHECK(read.intervals.modes.at("later_round").low_log == Approx(-0.125));
   CHECK(read.intervals.modes.at("later_round").high_log == Approx(0.25));
   CHECK(read.intervals.modes.at("later_round").results == 42);
   CHECK(read.intervals.modes.at("later_round").coverage == Approx(0.8));
   CHECK(read.intervals.modes.at("later_round").distance_years == Approx(0.418));
   CHECK(read.intervals.modes.at("calibrated_family").distance_years == 0.0);
+  const auto& pairs = read.intervals.modes.at("later_round").same_family;
+  CHECK(pairs.low_log == Approx(-0.0625));
+  CHECK(pairs.high_log == Approx(0.0625));
+  CHECK(pairs.pairs == 640);
+  CHECK(pairs.parameter_log_sd == Approx(0.1));
+  CHECK(read.intervals.modes.at("later_round").other_family.pairs == 0);
+  CHECK(read.intervals.family_results.at("h100-sxm5-80gb").at(model::Benchmark::Bert) == 17);
+}
+
+TEST_CASE("model::regimes_for tells a thinly calibrated family from a well calibrated one", "[model]")
+{
+  model::IntervalModel intervals;
+  intervals.families = {"h100-sxm5-80gb", "a100-sxm4-80gb"};
+  intervals.family_results["h100-sxm5-80gb"][model::Benchmark::Bert] = model::kThinFamilyResults;
+  intervals.family_results["a100-sxm4-80gb"][model::Benchmark::Resnet] = 40;
+  using model::PredictionRegime;
+  CHECK(model::regimes_for(intervals, true, "h100-sxm5-80gb", model::Benchmark::Bert, 8) ==
+        std::vector<PredictionRegime>{PredictionRegime::CalibratedFamily});
+  // Results of another benchmark do not calibrate this one.
+  CHECK(model::regimes_for(intervals, true, "a100-sxm4-80gb", model::Benchmark::Bert, 8) ==
+        std::vector<PredictionRegime>{PredictionRegime::ThinlyCalibratedFamily});
+  intervals.family_results["h100-sxm5-80gb"][model::Benchmark::Bert] = model::kThinFamilyResults - 1;
+  CHECK(model::regimes_for(intervals, true, "h100-sxm5-80gb", model::Benchmark::Bert, 8) ==
+        std::vector<PredictionRegime>{PredictionRegime::ThinlyCalibratedFamily});
+  intervals.family_results.clear(); // a file without counts: as before them
+  CHECK(model::regimes_for(intervals, true, "a100-sxm4-80gb", model::Benchmark::Bert, 8) ==
+        std::vector<PredictionRegime>{PredictionRegime::CalibratedFamily});
+}
+
+TEST_CASE("analysis::summarise_pairs bounds the difference of two results' residuals", "[analysis]")
+{
+  // Six systems of one family and benchmark, residuals 0, 0.1, ..., 0.5: the ordered differences are
+  // +-0.1 (10 pairs), +-0.2 (8), +-0.3 (6), +-0.4 (4), +-0.5 (2), 30 in all and symmetric.
+  auto cases = cases_of(6);
+  analysis::ModeResiduals mode;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    mode.cases.push_back(i);
+    mode.log_residuals.push_back(0.1 * static_cast<double>(i));
+    mode.parameter_log_sd.push_back(0.0);
+    mode.parameter_slopes.push_back({{"compute.bert", 0.05}});
+  }
+  const auto same = analysis::summarise_pairs(mode, cases, model::PairClass::SameFamily);
+  CHECK(same.quantiles.pairs == 30);
+  // Ranks floor(0.1 x 31) = 3 and ceil(0.9 x 31) = 28 of the sorted 30: -0.5, -0.5, -0.4, ... -> -0.4 and +0.4.
+  CHECK(same.quantiles.low_log == Approx(-0.4));
+  CHECK(same.quantiles.high_log == Approx(0.4));
+  CHECK(same.quantiles.parameter_log_sd == Approx(0.0).margin(1e-15)); // the same slopes cancel
+  CHECK(same.judged > 0);
+  CHECK(analysis::summarise_pairs(mode, cases, model::PairClass::OtherFamily).quantiles.pairs == 0);
+  // The narrower pair bounds judge a ratio; one mode without enough pairs leaves it to the caller.
+  model::IntervalModel intervals;
+  intervals.modes["calibrated_family"] = {-0.3, 0.3, 30, 0.8};
+  intervals.modes["calibrated_family"].same_family = same.quantiles;
+  const auto ratio = model::ratio_log_bounds(intervals, {model::PredictionRegime::CalibratedFamily},
+                                             model::PairClass::SameFamily, 0.0);
+  REQUIRE(ratio);
+  CHECK(ratio->first == Approx(-0.4));
+  CHECK(ratio->second == Approx(0.4));
+  CHECK_FALSE(model::ratio_log_bounds(intervals, {model::PredictionRegime::CalibratedFamily},
+                                      model::PairClass::OtherFamily, 0.0));
+}
+
+TEST_CASE("analysis::ratio_parameter_log_sd cancels what two results share", "[analysis]")
+{
+  const analysis::ParameterLogSlopes a{{"compute.bert", 0.3}, {"generation.ampere", 0.4}};
+  const analysis::ParameterLogSlopes b{{"compute.bert", 0.3}};
+  CHECK(analysis::ratio_parameter_log_sd(a, a) == 0.0);
+  CHECK(analysis::ratio_parameter_log_sd(a, b) == Approx(0.4));
+  CHECK(analysis::ratio_parameter_log_sd(a, {}) == Approx(0.5));
 }
 
 TEST_CASE("the committed calibration carries an interval for every validation mode", "[config]")
@@ -135,6 +211,16 @@ TEST_CASE("the committed calibration carries an interval for every validation mo
     CHECK(q.low_log < 0);
     CHECK(q.high_log > 0);
   }
+  // What docs/UNCERTAINTY.md states of the committed bounds: a family with few results of a benchmark
+  // gets a wider interval than one with many, and two options on one family a narrower ratio than
+  // their two intervals side by side.
+  const auto width = [](double low, double high) { return high - low; };
+  const auto& calibrated = intervals.modes.at("calibrated_family");
+  const auto& thin = intervals.modes.at("thinly_calibrated_family");
+  CHECK(width(thin.low_log, thin.high_log) > width(calibrated.low_log, calibrated.high_log));
+  CHECK(width(calibrated.same_family.low_log, calibrated.same_family.high_log) <
+        width(calibrated.low_log, calibrated.high_log));
+  CHECK(calibrated.same_family.pairs >= model::kMinimumPairs);
   // Fitted on v3.0-v4.1, predicting v5.0: seven months ahead (mlperf_round_date: 2024-11-13 to 2025-06-11).
   CHECK(intervals.modes.at("later_round").distance_years == Approx(0.580).margin(1e-3));
 }
