@@ -13,8 +13,8 @@ struct Configuration {
   results::RunRecord run;
   std::string series_key;         ///< runs that differ only in GPU count share it
   double time_s = 0;              ///< time_s(run): the one time metric
-  double time_low_s = 0;          ///< 95 % interval of time_s (time_low_s/time_high_s(run)); equal to it
-  double time_high_s = 0;         ///< unless the convergence was extrapolated
+  double time_low_s = 0;          ///< 80 % interval of time_s (time_low_s/time_high_s(run)); equal to it
+  double time_high_s = 0;         ///< for rows without an interval (docs/UNCERTAINTY.md)
   /// The global batch lies outside the convergence table's reference points: samples to converge,
   /// hence time_s, come from the critical-batch-size fit, not from a measurement.
   bool convergence_extrapolated = false;

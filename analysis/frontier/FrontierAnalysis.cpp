@@ -2,6 +2,7 @@
 
 #include "analysis/frontier/Pareto.hpp"
 #include "analysis/frontier/TimeMetric.hpp"
+#include "analysis/frontier/TimeTie.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -106,6 +107,15 @@ Ranking rank(const std::vector<Configuration>& configurations, const std::vector
     ranking.ranked.emplace_back(indices[k], closeness[k]);
   std::stable_sort(ranking.ranked.begin(), ranking.ranked.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (ranking.ranked.empty())
+    return ranking;
+  std::size_t fastest = ranking.ranked.front().first;
+  for (const auto& [i, closeness] : ranking.ranked)
+    if (configurations[i].time_s < configurations[fastest].time_s)
+      fastest = i;
+  for (const auto& [i, closeness] : ranking.ranked)
+    ranking.ties_fastest.push_back(i == fastest ||
+                                   time_tie(configurations[i], configurations[fastest], options.intervals));
   return ranking;
 }
 

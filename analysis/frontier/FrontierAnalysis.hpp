@@ -6,6 +6,7 @@
 /// Everything compares time_s() (TimeMetric.hpp). Pareto frontiers, deadlines and rankings compare
 /// configurations of the same workload only (times of different models are not alternatives).
 
+#include "sim/model/PredictionInterval.hpp"
 #include "analysis/frontier/BalancePoint.hpp"
 #include "analysis/frontier/ClusterAnalysis.hpp"
 #include "analysis/frontier/Configuration.hpp"
@@ -31,6 +32,9 @@ struct FrontierOptions {
   /// Leave out configurations whose convergence was extrapolated (their time to train rests on the
   /// critical-batch-size fit, not on reference runs).
   bool exclude_extrapolated = false;
+  /// The calibration's interval model, to tell configurations' times apart (TimeTie.hpp); nullptr:
+  /// the rows' own intervals alone.
+  const model::IntervalModel* intervals = nullptr;
 };
 
 /// The configuration with the fewest GPU-hours among those of a workload that meet the deadline.
@@ -54,6 +58,10 @@ struct Ranking {
   std::vector<Criterion> criteria;         ///< as applied (cost dropped if a configuration has no price)
   std::string note;
   std::vector<std::pair<std::size_t, double>> ranked; ///< (configuration, closeness), best first
+  /// Parallel to `ranked`: its time cannot be told from the fastest ranked configuration's at 80 %
+  /// (time_tie); the fastest itself true.
+  std::vector<bool> ties_fastest;
+  std::size_t fastest = 0; ///< the configuration with the least time_s among the ranked
 };
 
 struct FrontierAnalysis {

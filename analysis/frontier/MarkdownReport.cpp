@@ -20,13 +20,14 @@ std::string estimate(const Estimate& e)
   return e.half_width_95 > 0 ? format_number(e.value) + " ± " + format_number(half_width) : format_number(e.value);
 }
 
-/// The time of a configuration; an extrapolated one is marked, with its 95 % interval.
+/// The time of a configuration with its 80 % interval where the row has one; an extrapolated one is marked.
 std::string time_cell(const Configuration& c)
 {
-  if (!c.convergence_extrapolated)
-    return format_time(c.time_s);
-  return format_time(c.time_s) + " (extrapolated, 95 %: " + format_time(c.time_low_s) + " to " +
-         format_time(c.time_high_s) + ")";
+  const bool interval = c.time_low_s != c.time_s || c.time_high_s != c.time_s;
+  if (!interval)
+    return format_time(c.time_s) + (c.convergence_extrapolated ? " (extrapolated)" : "");
+  return format_time(c.time_s) + " (" + (c.convergence_extrapolated ? "extrapolated, " : "") +
+         "80 %: " + format_time(c.time_low_s) + " to " + format_time(c.time_high_s) + ")";
 }
 
 void table_header(std::ostream& out, const std::vector<std::string>& columns)
@@ -208,11 +209,17 @@ void ranking_tables(const FrontierAnalysis& a, std::ostream& out)
     if (extrapolated > 0)
       out << extrapolated << " of " << r.ranked.size()
           << " ranked configurations have an extrapolated time to train (marked; ranked on the central value).\n\n";
-    table_header(out, {"rank", "configuration", "time", "GPU-hours", "cost (USD)", "efficiency", "closeness"});
+    out << "\"time vs fastest\": tie where the 80 % interval of the ratio of the two times holds 1 (the model cannot "
+           "tell them apart; docs/UNCERTAINTY.md).\n\n";
+    table_header(out, {"rank", "configuration", "time", "time vs fastest", "GPU-hours", "cost (USD)", "efficiency",
+                       "closeness"});
     for (std::size_t k = 0; k < r.ranked.size() && k < 20; ++k) {
       const auto& c = a.configurations[r.ranked[k].first];
-      table_row(out, {std::to_string(k + 1), c.label(), time_cell(c), format_number(c.gpu_hours),
-                      format_number(c.cost_usd), format_number(c.efficiency), format_number(r.ranked[k].second)});
+      const bool tie = k < r.ties_fastest.size() && r.ties_fastest[k];
+      const std::string versus = r.ranked[k].first == r.fastest ? "fastest" : tie ? "tie" : "slower";
+      table_row(out, {std::to_string(k + 1), c.label(), time_cell(c), versus,
+                      format_number(c.gpu_hours), format_number(c.cost_usd), format_number(c.efficiency),
+                      format_number(r.ranked[k].second)});
     }
   }
 }
@@ -266,7 +273,7 @@ void write_markdown_report(const FrontierAnalysis& a, const ReportContext& conte
   if (a.extrapolated_rows > 0) {
     out << "; for " << a.extrapolated_rows << " configuration(s) the global batch lies outside the convergence "
         << "table's reference points, so their samples to converge are extrapolated with the critical-batch-size "
-        << "fit (McCandlish et al., arXiv 1812.06162) and carry a 95 % interval";
+        << "fit (McCandlish et al., arXiv 1812.06162), which widens their 80 % interval";
     if (a.excluded_extrapolated_rows > 0)
       out << "; they are left out of this analysis (exclude extrapolated)";
     else
@@ -308,7 +315,7 @@ std::string format_ranking_text(const FrontierAnalysis& a, std::size_t rows_per_
                           format_number(c.gpu_hours), format_number(c.cost_usd), format_number(c.efficiency),
                           format_number(r.ranked[k].second),
                           c.convergence_extrapolated ? "  EXTRAPOLATED convergence, time " + format_time(c.time_low_s) +
-                                                           " to " + format_time(c.time_high_s) + " (95 %)"
+                                                           " to " + format_time(c.time_high_s) + " (80 %)"
                                                      : std::string());
     }
   }

@@ -11,9 +11,9 @@ namespace gpuscale::analysis {
 /// Seconds of the metric for one run; 0 when the run has none (it is then left out of the analysis).
 double time_s(const results::RunRecord& run);
 
-/// The 95 % interval of time_s(): the time to train at the ends of the samples-to-converge interval
-/// (time_to_train_low_min, time_to_train_high_min). Rows that carry none (written before the
-/// interval existed) get [time_s, time_s]; NaN where the convergence table had too few points.
+/// The 80 % interval of time_s() (time_to_train_low_min, time_to_train_high_min: the calibration's
+/// errors, docs/UNCERTAINTY.md). Rows that carry none (a scenario stating its own efficiencies, a
+/// published result) get [time_s, time_s]; NaN where an extrapolated convergence has no interval.
 double time_low_s(const results::RunRecord& run);
 double time_high_s(const results::RunRecord& run);
 

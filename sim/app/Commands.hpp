@@ -20,6 +20,7 @@ void add_check_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_nccl_tests_command(CLI::App& app);
 void add_calibrate_network_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 
 } // namespace gpuscale::app

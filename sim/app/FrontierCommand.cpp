@@ -6,6 +6,7 @@
 #include "analysis/frontier/MarkdownReport.hpp"
 #include "analysis/frontier/TimeMetric.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/config/CalibrationReader.hpp"
 #include "sim/app/OutputPath.hpp"
 #include "sim/mlperf/MlperfFrontierRows.hpp"
 #include "sim/results/MlperfTables.hpp"
@@ -74,6 +75,8 @@ void frontier(FrontierOptions options)
   const auto runs = results::has_mlperf_scores(options.results_path)
                         ? mlperf::mlperf_frontier_rows(results::read_mlperf_scores(options.results_path))
                         : results::read_runs(options.results_path);
+  // Ties are judged by the embedded calibration's left-out errors: the one `run` and `sweep` simulate with.
+  options.analysis.intervals = &config::default_calibration().intervals;
   const auto result = analysis::analyse_frontier(runs, options.analysis);
   if (result.configurations.empty())
     throw std::invalid_argument(options.results_path + ": no feasible run with a " + analysis::time_metric_name() + " to analyse (" + std::to_string(result.rows) +

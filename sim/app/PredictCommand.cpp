@@ -346,14 +346,10 @@ Prediction make_prediction(const PredictOptions& options)
                                *p.software_date > *calibration.software_reference_date;
   const double years_past_data =
       later_than_data ? p.software_date->year - calibration.software_reference_date->year : 0.0;
-  // The request as the surrogate sees it (its date, its generation's age): the parameter uncertainty below.
-  analysis::CalibrationCase request = mlperf::simulated_case(built, r);
-  request.benchmark = *benchmark;
-  request.fixed_s -= calibration.overhead_s_for(*benchmark); // the surrogate adds it itself
   if (p.software_date) {
-    request.software_year = p.software_date->year;
-    p.software_factor = calibration.maturity_factor(*benchmark, request.generation_year, p.software_date) /
-                        calibration.maturity_factor(*benchmark, request.generation_year, std::nullopt);
+    const double generation_year = built.resolved.platform.gpu_types.at(built.mapping.gpu_type).generation_available_year;
+    p.software_factor = calibration.maturity_factor(*benchmark, generation_year, p.software_date) /
+                        calibration.maturity_factor(*benchmark, generation_year, std::nullopt);
     if (calibration.maturity.empty())
       notes.push_back("the calibration has no software maturity: every date runs at its efficiencies");
     if (later_than_data) {
@@ -376,14 +372,14 @@ Prediction make_prediction(const PredictOptions& options)
                                 "wider of {} and beyond_calibrated_scale",
                                 system.accelerators_total(), model::to_string(*benchmark),
                                 calibration.intervals.calibrated_accelerators.at(*benchmark), regime));
-  // The request's own parameter uncertainty, through the surrogate of its simulated step: at a date,
-  // maturity's standard errors enter in proportion to how far the date moves the efficiencies.
-  p.parameter_sd =
-      analysis::parameter_log_sd(analysis::ParameterSpace::for_request(request, calibration), request, calibration);
-  // Beyond the distance later_round was measured at, its bounds stretch (maturity saturates: its
-  // standard errors alone would not widen the interval with the distance).
-  p.interval = model::interval_s(calibration.intervals, regimes, units::from_minutes(r.time_to_train_min),
-                                p.parameter_sd, years_past_data);
+  // The interval is the record's, as every simulated result's (sim/uncertainty/ResultUncertainty.hpp):
+  // the regimes above, the parameters' spread through the surrogate of its step at its date, and
+  // later_round's bounds stretched beyond the distance they were measured at.
+  p.parameter_sd = r.parameter_log_sd;
+  if (!r.interval_regime.empty())
+    p.regime = r.interval_regime;
+  if (!r.interval_regime.empty() && std::isfinite(r.time_to_train_low_min))
+    p.interval = std::pair{units::from_minutes(r.time_to_train_low_min), units::from_minutes(r.time_to_train_high_min)};
   if (!p.interval)
     notes.push_back("the calibration has no left-out results for regime " + regime + " (intervals:): no interval given");
   return p;

@@ -1,6 +1,7 @@
 #include "sim/app/RunSummary.hpp"
 
 #include "sim/units/Quantity.hpp"
+#include "sim/model/PredictionInterval.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -119,6 +120,21 @@ std::string format_time_to_train(const model::ResolvedScenario& resolved, const 
 
 } // namespace
 
+std::string format_interval_line(const run::ScenarioOutcome& outcome)
+{
+  const auto& r = outcome.record;
+  if (!outcome.uncertainty)
+    return fmt::format("interval   none: {}\n", outcome.no_interval_reason);
+  std::string ttt;
+  if (r.time_to_train_min > 0)
+    ttt = std::isfinite(r.time_to_train_low_min)
+              ? fmt::format(", time to train {:.2f} to {:.2f} min", r.time_to_train_low_min, r.time_to_train_high_min)
+              : std::string(", time to train unknown (the convergence table cannot bound its extrapolation)");
+  return fmt::format("interval   {:.0f} %: iteration {} to {}{} (regime {}, parameter log-sd {:.3f}; docs/UNCERTAINTY.md)\n",
+                     model::kIntervalLevel * 100, units::format_seconds(r.iter_time_low_s),
+                     units::format_seconds(r.iter_time_high_s), ttt, r.interval_regime, r.parameter_log_sd);
+}
+
 std::string format_run_summary(const model::ResolvedScenario& resolved, const run::ScenarioOutcome& outcome)
 {
   using units::format_bytes;
@@ -159,6 +175,7 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const ru
                                      : "");
   }
   out += format_time_to_train(resolved, outcome);
+  out += format_interval_line(outcome);
   out += fmt::format("simgrid    {}\n", r.simgrid_config);
   if (outcome.iteration && outcome.iteration->step_simulation != engine::kWholeStepSimulated)
     out += fmt::format("step       {}\n", outcome.iteration->step_simulation);

@@ -13,6 +13,10 @@ std::string format_setup_line(const model::Scenario& scenario, const results::Ru
 /// ", activation checkpointing", with "(N of M blocks)" where only some blocks are recomputed; "" without.
 std::string checkpointing_phrase(const results::RunRecord& record);
 
+/// The "interval" line: the 80 % intervals of the step and the time to train with their regime, or
+/// why there is none.
+std::string format_interval_line(const run::ScenarioOutcome& outcome);
+
 std::string format_run_summary(const model::ResolvedScenario& scenario, const run::ScenarioOutcome& outcome);
 
 } // namespace gpuscale::app

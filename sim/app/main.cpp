@@ -38,6 +38,7 @@ int main(int argc, char** argv)
   gpuscale::app::add_calibrate_command(app);
   gpuscale::app::add_validate_command(app);
   gpuscale::app::add_predict_command(app);
+  gpuscale::app::add_compare_command(app);
   gpuscale::app::add_check_command(app);
   gpuscale::app::add_plan_command(app);
   gpuscale::app::add_nccl_tests_command(app);

@@ -387,6 +387,7 @@ model::ResolvedScenario ScenarioReading::resolved() const
   resolved.workload = *workload;
   resolved.convergence = resolution.convergence;
   resolved.host_input = resolution.host_input;
+  resolved.calibration = scenario.efficiency_given ? nullptr : &default_calibration(); // as resolution_inputs
   return resolved;
 }
 

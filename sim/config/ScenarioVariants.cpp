@@ -53,6 +53,7 @@ ResolvedVariant ScenarioVariants::resolve(model::Scenario variant, const model::
   result.resolved.workload = *r.workload;
   result.resolved.convergence = std::move(resolution.convergence);
   result.resolved.host_input = std::move(resolution.host_input);
+  result.resolved.calibration = result.resolved.scenario.efficiency_given ? nullptr : &default_calibration();
   return result;
 }
 

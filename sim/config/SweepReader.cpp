@@ -1,5 +1,7 @@
 #include "sim/config/SweepReader.hpp"
 
+#include "sim/config/CalibrationReader.hpp"
+
 #include "sim/config/MappingReader.hpp"
 #include "sim/config/ScenarioMappingReader.hpp"
 #include "sim/config/YamlFile.hpp"
@@ -309,6 +311,7 @@ private:
     point.workload_file = std::move(reading.workload);
     point.convergence = shared_convergence(reading.convergence_table.get(), std::move(reading.resolution.convergence));
     point.host_input = std::move(reading.resolution.host_input);
+    point.calibration = point.scenario.efficiency_given ? nullptr : &default_calibration(); // as `run` resolves it
     point.scenario_text = point_text(choice, index);
     spec_.points.push_back(std::move(point));
   }

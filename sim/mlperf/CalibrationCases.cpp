@@ -4,7 +4,7 @@
 #include "sim/run/ParallelRuns.hpp"
 #include "sim/config/ConfigError.hpp"
 #include "sim/config/MlperfRepositoryReader.hpp"
-#include "sim/engine/StepDecomposition.hpp"
+#include "sim/uncertainty/SimulatedCase.hpp"
 #include "sim/units/Quantity.hpp"
 
 #include <fmt/format.h>
@@ -86,33 +86,9 @@ std::vector<SoftwareDateSource> all_software_date_sources()
 
 analysis::CalibrationCase simulated_case(const MlperfScenario& scenario, const results::RunRecord& r)
 {
-  const auto& s = scenario.resolved.scenario;
-  analysis::CalibrationCase c;
+  analysis::CalibrationCase c = uncertainty::simulated_case(scenario.resolved, r);
   c.family = scenario.mapping.gpu_type;
   c.generation = scenario.generation;
-  c.accelerators = s.gpus;
-  c.nodes = r.nodes;
-  c.global_batch_size = s.global_batch_size;
-  c.reference = s.efficiency;
-  if (const auto used = scenario.resolved.platform.groups_used(s.gpus); !used.empty()) {
-    const auto& node = scenario.resolved.platform.node_type_of_group(used.front().group);
-    const auto link_class = model::scale_up_link_class(node.fabric);
-    c.scale_up_link = model::to_string(link_class);
-    const auto& gpu = scenario.resolved.platform.gpu_type_of(node);
-    c.reference_link_fraction = s.links.of(link_class, gpu.generation);
-    c.generation_year = gpu.generation_available_year;
-  }
-  c.work = engine::decompose_step(scenario.resolved);
-  c.iteration_s = r.iter_time_s;
-  c.comm_s = r.comm_time_s;
-  c.exposed_comm_s = r.exposed_comm_s;
-  if (r.host_max_samples_per_s > 0)
-    c.host_limit_s = static_cast<double>(s.global_batch_size) / s.data_parallel() / r.host_max_samples_per_s;
-  c.step_equivalents = units::from_minutes(r.ttt_training_min + r.ttt_evaluation_min) / r.effective_iter_time_s;
-  c.fixed_s = units::from_minutes(r.ttt_overhead_min);
-  c.table_samples = r.samples_to_converge;
-  c.reference_s = units::from_minutes(r.time_to_train_min);
-  c.prepare();
   return c;
 }
 

@@ -186,6 +186,8 @@ struct Scenario {
   int gradient_accumulation_steps() const { return global_batch_size / (micro_batch_size * data_parallel()); }
 };
 
+struct Calibration;
+
 /// Everything one simulation needs, resolved: the scenario and the objects its paths named.
 struct ResolvedScenario {
   Scenario scenario;
@@ -193,6 +195,10 @@ struct ResolvedScenario {
   WorkloadTrace workload;
   std::optional<ConvergenceTable> convergence; ///< absent: no time to train, only iteration figures
   std::optional<HostInputCost> host_input;     ///< absent: the host side is not modelled
+  /// The calibration whose efficiencies the scenario runs at, and whose left-out errors give its
+  /// interval (sim/uncertainty); nullptr when the scenario states its own (`efficiency:`). Not owned:
+  /// the embedded calibration, or one its command holds for as long as it simulates.
+  const Calibration* calibration = nullptr;
 
   Precision precision() const { return scenario.precision.value_or(workload.precision); }
 };

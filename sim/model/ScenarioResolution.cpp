@@ -381,6 +381,7 @@ std::vector<ScenarioConflict> resolve_in_place(ResolvedScenario& resolved, Scena
   options.workload = &resolved.workload;
   options.convergence = resolved.convergence ? &*resolved.convergence : nullptr;
   ScenarioResolution resolution = resolve_scenario(resolved.scenario, options);
+  resolved.calibration = resolved.scenario.efficiency_given ? nullptr : options.calibration;
   resolved.convergence = std::move(resolution.convergence);
   resolved.host_input = std::move(resolution.host_input);
   return std::move(resolution.conflicts);

@@ -41,6 +41,7 @@ struct SweepPoint {
   std::shared_ptr<const ConvergenceTable> convergence; ///< with the calibrated per-run overhead; nullptr: none
   std::optional<HostInputCost> host_input;
   std::string scenario_text; ///< YAML of the equivalent single scenario (paths relative to the sweep file)
+  const Calibration* calibration = nullptr; ///< as ResolvedScenario::calibration
 
   const Platform& platform() const { return *platform_file; }
   const WorkloadTrace& workload() const { return *workload_file; }
@@ -54,6 +55,7 @@ struct SweepPoint {
     if (convergence)
       resolved.convergence = *convergence;
     resolved.host_input = host_input;
+    resolved.calibration = calibration;
     return resolved;
   }
 };

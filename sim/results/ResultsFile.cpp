@@ -128,6 +128,10 @@ const std::vector<Column>& columns()
       int_column("tp_comm_overlap", &RunRecord::tp_comm_overlap),
       int_column("overlap_comm", &RunRecord::overlap_comm),
       real_column("zero_hook_s", &RunRecord::zero_hook_s),
+      real_column("iter_time_low_s", &RunRecord::iter_time_low_s),
+      real_column("iter_time_high_s", &RunRecord::iter_time_high_s),
+      text_column("interval_regime", &RunRecord::interval_regime, 40),
+      real_column("parameter_log_sd", &RunRecord::parameter_log_sd),
   };
   return table;
 }

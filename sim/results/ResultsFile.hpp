@@ -20,9 +20,11 @@ namespace gpuscale::results {
 // zero3_prefetch_params, input_pipeline, batch_per_rank, platform_sha256, workload_sha256, gpuscale_version,
 // convergence_sha256, executor, and the convergence intervals (samples_to_converge_low/high,
 // time_to_train_low/high_min); 4: scale_up_link_fraction, nic_link_fraction and collective_fixed_s
-// replace network_efficiency; 5: cuda_graph; 6: tp_comm_overlap; 7: recomputed_blocks, checkpoint_blocks; 8: overlap_comm, zero_hook_s.
+// replace network_efficiency; 5: cuda_graph; 6: tp_comm_overlap; 7: recomputed_blocks, checkpoint_blocks; 8: overlap_comm, zero_hook_s;
+// 9: iter_time_low_s, iter_time_high_s, interval_regime, parameter_log_sd, and time_to_train_low/high_min
+// become the 80 % interval of the time to train (before: its value at the convergence interval's ends).
 // A file of another version is refused, not appended to.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 /// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).
 class ResultsFileError : public std::runtime_error {

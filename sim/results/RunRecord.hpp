@@ -77,11 +77,13 @@ struct RunRecord {
   double ttt_overhead_min = 0;
   double samples_to_converge = 0;
   std::int64_t convergence_extrapolated = 0; ///< 1: global batch outside the reference convergence points
-  /// 95 % interval of samples_to_converge and the time to train at its ends: equal to them inside the
-  /// reference points, the critical-batch-size fit's interval when extrapolated, NaN when the table
-  /// has too few points for a fit.
+  /// 95 % interval of samples_to_converge: equal to it inside the reference points, the
+  /// critical-batch-size fit's interval when extrapolated, NaN when the table has too few points for a fit.
   double samples_to_converge_low = 0;
   double samples_to_converge_high = 0;
+  /// 80 % interval of the time to train (sim/uncertainty/ResultUncertainty.hpp): the calibration's
+  /// left-out errors of the request's regime, its parameters' spread and, where extrapolated, the
+  /// convergence table's; 0 without one (no calibrated efficiencies or no convergence table).
   double time_to_train_low_min = 0;
   double time_to_train_high_min = 0;
   std::int64_t input_bound = 0;        ///< 1: the hosts' CPUs cannot feed the GPUs
@@ -109,6 +111,12 @@ struct RunRecord {
   // Schema 8.
   std::int64_t overlap_comm = 0;       ///< 1: gradient reductions beside backward (Scenario::overlaps_communication)
   double zero_hook_s = 0;              ///< host time of DeepSpeed's ZeRO hooks in one step, the largest of any GPU (ZeroHostCost)
+
+  // Schema 9: the 80 % interval of iter_time_s (time_to_train's is above); 0 and "" without one.
+  double iter_time_low_s = 0;
+  double iter_time_high_s = 0;
+  std::string interval_regime;         ///< the validation mode the interval is reported under (model::PredictionRegime)
+  double parameter_log_sd = 0;         ///< log-sd of the time from the calibration's standard errors
 
   bool operator==(const RunRecord&) const = default;
 };

@@ -136,8 +136,6 @@ void add_host_and_time_to_train(const model::ResolvedScenario& resolved, Scenari
     r.convergence_extrapolated = t.extrapolated ? 1 : 0;
     r.samples_to_converge_low = t.samples_to_converge_low;
     r.samples_to_converge_high = t.samples_to_converge_high;
-    r.time_to_train_low_min = units::to_minutes(t.total_low_s);
-    r.time_to_train_high_min = units::to_minutes(t.total_high_s);
   }
 }
 
@@ -253,6 +251,10 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.zero_hook_s = it.host_time_s;
   r.bytes_sent_per_gpu = it.bytes_sent_per_gpu;
   add_host_and_time_to_train(resolved, outcome);
+  if (resolved.calibration == nullptr)
+    outcome.no_interval_reason = "the scenario states its own efficiencies (efficiency:), not the calibration's";
+  else if ((outcome.uncertainty = uncertainty::assess(*resolved.calibration, resolved, r, &outcome.no_interval_reason)))
+    uncertainty::write_interval(*outcome.uncertainty, r);
   return outcome;
 }
 

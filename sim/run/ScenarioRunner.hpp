@@ -7,6 +7,7 @@
 #include "sim/model/Scenario.hpp"
 #include "sim/model/TimeToTrain.hpp"
 #include "sim/results/RunRecord.hpp"
+#include "sim/uncertainty/ResultUncertainty.hpp"
 
 #include <optional>
 #include <string>
@@ -20,6 +21,10 @@ struct ScenarioOutcome {
   std::optional<engine::IterationResult> iteration; ///< absent when infeasible
   std::optional<model::HostInputLoad> host;         ///< the node type whose host CPUs are most loaded
   std::optional<model::TimeToTrain> time_to_train;  ///< with a convergence table
+  /// What the record's interval columns rest on (resolved.calibration's errors); absent with the
+  /// reason in no_interval_reason.
+  std::optional<uncertainty::ResultUncertainty> uncertainty;
+  std::string no_interval_reason;
 };
 
 /// The memory estimate of the GPU type with the least headroom among those the first

@@ -4,6 +4,7 @@
 #include "analysis/frontier/FrontierAnalysis.hpp"
 #include "analysis/frontier/MarkdownReport.hpp"
 #include "analysis/frontier/TimeMetric.hpp"
+#include "analysis/frontier/TimeTie.hpp"
 #include "tests/analysis/frontier/SyntheticRuns.hpp"
 
 #include <catch2/catch.hpp>
@@ -183,7 +184,7 @@ TEST_CASE("analysis::analyse_frontier marks configurations with an extrapolated 
   r.time_to_train_low_min = 0.8 * r.time_to_train_min;
   r.time_to_train_high_min = 1.3 * r.time_to_train_min;
   const std::string label = "new-cluster x64";
-  const std::string interval = "(extrapolated, 95 %: " + format_time(0.8 * r.time_to_train_min * 60) + " to " +
+  const std::string interval = "(extrapolated, 80 %: " + format_time(0.8 * r.time_to_train_min * 60) + " to " +
                                format_time(1.3 * r.time_to_train_min * 60) + ")";
 
   const auto a = analyse_frontier(runs, FrontierOptions{});
@@ -225,4 +226,40 @@ TEST_CASE("analysis::analyse_frontier marks configurations with an extrapolated 
   write_markdown_report(b, ReportContext{"synthetic.h5", {}, ""}, excluded_report);
   CHECK(excluded_report.str().find("they are left out of this analysis") != std::string::npos);
   CHECK(excluded_report.str().find("extrapolated, 95 %") == std::string::npos);
+}
+
+TEST_CASE("analysis::time_tie tells configurations apart only outside the ratio's interval", "[analysis]")
+{
+  using analysis::Configuration;
+  const auto configuration = [](double time_s, double low_s, double high_s, const std::string& regime) {
+    Configuration c;
+    c.time_s = time_s;
+    c.time_low_s = low_s;
+    c.time_high_s = high_s;
+    c.run.workload = "bert-large";
+    c.run.gpu_models = "h100-sxm5-80gb";
+    c.run.interval_regime = regime;
+    return c;
+  };
+  // Without the calibration's pair bounds: the two intervals side by side.
+  const auto a = configuration(100, 90, 120, "");
+  const auto b = configuration(110, 100, 130, "");
+  const auto far = configuration(200, 180, 240, "");
+  CHECK(analysis::time_tie(a, b, nullptr));
+  CHECK_FALSE(analysis::time_tie(a, far, nullptr));
+  CHECK(analysis::time_tie(a, a, nullptr));
+  // With them: one family's pair bounds of +-5 % tell 100 from 110 apart though the intervals overlap.
+  model::IntervalModel intervals;
+  intervals.modes["calibrated_family"] = {-0.2, 0.2, 100, 0.8};
+  intervals.modes["calibrated_family"].same_family = {-0.05, 0.05, 400, 0.0};
+  const auto pa = configuration(100, 90, 120, "calibrated_family");
+  const auto pb = configuration(110, 100, 130, "calibrated_family");
+  const auto [low, high] = analysis::time_ratio_bounds(pa, pb, &intervals);
+  CHECK(low == Approx(100.0 / 110 * std::exp(-0.05)));
+  CHECK(high == Approx(100.0 / 110 * std::exp(0.05)));
+  CHECK_FALSE(analysis::time_tie(pa, pb, &intervals));
+  // Another family: no pairs of that class, so the intervals side by side again.
+  auto other = pb;
+  other.run.gpu_models = "b200-sxm-180gb";
+  CHECK(analysis::time_tie(pa, other, &intervals));
 }
