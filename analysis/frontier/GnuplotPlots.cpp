@@ -178,14 +178,17 @@ std::string block_or_placeholder(const std::string& header, const std::string& l
   return header + placeholder + "\n";
 }
 
-/// scaling.dat: one block per series (gpus, time, efficiency, speedup).
+/// scaling.dat: one block per series (gpus, time, efficiency, speedup, and the time's 80 % interval).
 std::string scaling_data(const FrontierAnalysis& a)
 {
   std::string scaling;
   for (std::size_t s = 0; s < a.series.size(); ++s) {
-    scaling += "# " + a.series[s].label + "\n# gpus time_s efficiency speedup\n";
-    for (const auto& p : a.series[s].points)
-      scaling += fmt::format("{} {} {} {}\n", p.gpus, value(p.time_s), value(p.efficiency), value(p.speedup));
+    scaling += "# " + a.series[s].label + "\n# gpus time_s efficiency speedup time_low_s time_high_s\n";
+    for (const auto& p : a.series[s].points) {
+      const auto& c = a.configurations[p.configuration];
+      scaling += fmt::format("{} {} {} {} {} {}\n", p.gpus, value(p.time_s), value(p.efficiency), value(p.speedup),
+                             value(c.time_low_s), value(c.time_high_s));
+    }
     scaling += "\n\n";
   }
   return scaling;
@@ -240,6 +243,13 @@ void scaling_plots(const FrontierAnalysis& a, Writer& writer)
                        "set key outside below left vertical maxcols 1 font ',9' spacing 1.1\n";
     for (std::size_t p = 0; p < panels.size(); ++p) {
       text += "set title " + quoted(panels[p].title) + "\nplot ";
+      // The time's 80 % interval as a band behind each series (docs/UNCERTAINTY.md); a row without
+      // one has low = high = its time, a band of no width.
+      if (column == 2)
+        for (std::size_t k = 0; k < panels[p].series.size(); ++k)
+          text += fmt::format("'scaling.dat' index {} using 1:5:6 with filledcurves fs transparent solid 0.15 "
+                              "noborder lc rgb '{}' notitle, \\\n     ",
+                              panels[p].series[k], colour(k));
       for (std::size_t k = 0; k < panels[p].series.size(); ++k) {
         const std::size_t s = panels[p].series[k];
         text += fmt::format("'scaling.dat' index {} using 1:{} with linespoints lw 2 dt {} pt {} ps 1.0 lc rgb '{}' "
