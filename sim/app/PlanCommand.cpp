@@ -6,6 +6,7 @@
 
 #include "sim/app/CatalogOption.hpp"
 #include "sim/app/Commands.hpp"
+#include "sim/app/RunSummary.hpp"
 #include "sim/app/OutputPath.hpp"
 #include "sim/app/ReplacedFile.hpp"
 #include "sim/config/ScenarioInputFiles.hpp"
@@ -195,6 +196,7 @@ void plan(const PlanOptions& options)
       if (emitted.time_to_train)
         fmt::print("time to train {:.2f} min at global batch {}\n", emitted.record.time_to_train_min,
                    emitted.record.global_batch_size);
+      fmt::print("{}", format_interval_line(emitted));
     } else {
       fmt::print("iteration  the emitted scenario does not run: {}\n", emitted.record.infeasible_reason);
     }
