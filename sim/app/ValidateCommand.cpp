@@ -71,17 +71,16 @@ void print_interval_coverage(const model::IntervalModel& intervals)
              "results by intervals built without their own system (target 75-85 %; +- its binomial 1-sigma at n)\n",
              model::kIntervalLevel * 100);
   fmt::print("  {:<34} {:>4} {:>10} {:>10} {:>9} {:>6}\n", "mode", "n", "low", "high", "coverage", "+-");
-  for (auto regime : model::all_prediction_regimes()) {
-    const auto& q = intervals.modes.at(model::to_string(regime));
+  const auto row = [](const std::string& name, const model::ResidualQuantiles& q) {
     // What a true 80 % interval would show on q.results results: the binomial spread of the coverage.
     const double spread = q.results > 0 ? std::sqrt(model::kIntervalLevel * (1 - model::kIntervalLevel) / q.results) : 0.0;
-    fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}% {:>5.1f}%\n", model::to_string(regime), q.results,
+    fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}% {:>5.1f}%\n", name, q.results,
                (std::exp(q.low_log) - 1) * 100, (std::exp(q.high_log) - 1) * 100, q.coverage * 100, spread * 100);
-    for (const auto& [name, g] : intervals.modes) // a generation's own bounds (model::generation_mode_key)
-      if (name.rfind(model::to_string(regime) + "@", 0) == 0)
-        fmt::print("  {:<34} {:>4} {:>+9.1f}% {:>+9.1f}% {:>8.1f}% {:>5.1f}%\n", "  " + name, g.results,
-                   (std::exp(g.low_log) - 1) * 100, (std::exp(g.high_log) - 1) * 100, g.coverage * 100,
-                   100 * std::sqrt(model::kIntervalLevel * (1 - model::kIntervalLevel) / std::max(1, g.results)));
+  };
+  for (auto regime : model::all_prediction_regimes()) {
+    row(model::to_string(regime), intervals.modes.at(model::to_string(regime)));
+    for (const auto& name : model::generation_mode_keys(intervals, regime))
+      row("  " + name, intervals.modes.at(name));
   }
 }
 

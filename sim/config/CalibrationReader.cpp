@@ -457,12 +457,9 @@ std::string format_calibration(const model::Calibration& calibration)
   out += "    modes:\n";
   std::vector<std::string> names;
   for (auto regime : model::all_prediction_regimes()) {
-    const std::string mode = model::to_string(regime);
-    names.push_back(mode);
-    if (regime == model::PredictionRegime::CalibratedFamily)
-      for (const auto& [name, q] : intervals.modes)
-        if (name.rfind(mode + "@", 0) == 0)
-          names.push_back(name);
+    names.push_back(model::to_string(regime));
+    for (const auto& key : model::generation_mode_keys(intervals, regime))
+      names.push_back(key);
   }
   for (const auto& name : names) {
     const auto it = intervals.modes.find(name);

@@ -91,6 +91,16 @@ std::string generation_mode_key(PredictionRegime regime, const std::string& gene
   return to_string(regime) + "@" + generation;
 }
 
+std::vector<std::string> generation_mode_keys(const IntervalModel& intervals, PredictionRegime regime)
+{
+  const std::string prefix = to_string(regime) + "@";
+  std::vector<std::string> keys;
+  for (const auto& [name, q] : intervals.modes)
+    if (name.rfind(prefix, 0) == 0)
+      keys.push_back(name);
+  return keys;
+}
+
 std::optional<std::pair<double, double>> interval_s(const IntervalModel& intervals,
                                                           const std::vector<PredictionRegime>& regimes,
                                                           double predicted_s, double parameter_log_sd,

@@ -123,6 +123,9 @@ struct IntervalModel {
   bool empty() const { return modes.empty(); }
 };
 
+/// The generation_mode_key entries of `regime` that `intervals` holds, in key order.
+std::vector<std::string> generation_mode_keys(const IntervalModel& intervals, PredictionRegime regime);
+
 /// The modes a request falls in, the one it is reported under first: later_round when it asks for a
 /// software date later than the calibration's data (`later_than_data`); then uncalibrated_generation
 /// when its generation has no calibration result (`generation_calibrated` false), else

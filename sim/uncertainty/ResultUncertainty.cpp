@@ -45,11 +45,11 @@ std::pair<double, double> log_bounds_of(const model::IntervalModel& intervals,
 } // namespace
 
 analysis::CalibrationCase surrogate_case(const model::Calibration& calibration, const model::ResolvedScenario& scenario,
-                                         const results::RunRecord& record, const std::string& gpu_type)
+                                         const results::RunRecord& record)
 {
   const auto& s = scenario.scenario;
   // The run's overhead without the calibrated one (the surrogate adds it), at the scenario's date.
-  analysis::CalibrationCase c = simulated_case(scenario, record, gpu_type);
+  analysis::CalibrationCase c = simulated_case(scenario, record);
   c.benchmark = scenario.workload.benchmark.value_or(model::Benchmark::Bert);
   if (record.time_to_train_min > 0)
     c.fixed_s -= calibration.overhead_s_for(c.benchmark);
@@ -61,16 +61,9 @@ analysis::CalibrationCase surrogate_case(const model::Calibration& calibration, 
   return c;
 }
 
-const std::string& ResultUncertainty::regime() const
+std::string ResultUncertainty::regime() const
 {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (auto r : model::all_prediction_regimes())
-      n.push_back(model::to_string(r));
-    return n;
-  }();
-  static const std::string none;
-  return regimes.empty() ? none : names[static_cast<std::size_t>(regimes.front())];
+  return regimes.empty() ? std::string() : model::to_string(regimes.front());
 }
 
 std::optional<ResultUncertainty> assess(const model::Calibration& calibration, const model::ResolvedScenario& scenario,
@@ -108,8 +101,10 @@ std::optional<ResultUncertainty> assess(const model::Calibration& calibration, c
   };
   std::vector<TypeBounds> per_type;
   u.parameter_log_sd = -1;
+  const analysis::CalibrationCase first = surrogate_case(calibration, scenario, record); // decomposed once
   for (const auto& use : scenario.platform.groups_used(s.gpus)) {
-    const auto& gpu = scenario.platform.gpu_type_of(scenario.platform.node_type_of_group(use.group));
+    const auto& node = scenario.platform.node_type_of_group(use.group);
+    const auto& gpu = scenario.platform.gpu_type_of(node);
     if (!types.insert(gpu.name).second)
       continue;
     const bool generation_calibrated =
@@ -118,7 +113,8 @@ std::optional<ResultUncertainty> assess(const model::Calibration& calibration, c
                                        later_than_data),
                     gpu.generation, 0.0};
     regimes.insert(type.regimes.begin(), type.regimes.end());
-    const analysis::CalibrationCase c = surrogate_case(calibration, scenario, record, gpu.name);
+    analysis::CalibrationCase c = first;
+    set_node_type(c, scenario, node);
     const auto space = analysis::ParameterSpace::for_request(c, calibration);
     auto slopes = analysis::parameter_log_slopes(space, c, calibration);
     const double sd = analysis::ratio_parameter_log_sd(slopes, {});
@@ -224,9 +220,8 @@ TimeRatio time_ratio(const model::IntervalModel& intervals, const ResultUncertai
     const auto& lb = ttt ? b.time_to_train_log : b.step_log;
     bounds = std::pair{la.first - lb.second, la.second - lb.first};
     r.basis = "independent";
-  } else if (convergence_sd > 0 || std::isnan(convergence_sd)) {
-    bounds = model::widened_log_bounds(bounds->first, bounds->second,
-                                       std::isnan(convergence_sd) ? NAN : convergence_sd, 0.0);
+  } else if (convergence_sd > 0 || std::isnan(convergence_sd)) { // NaN: unknown, and so are the bounds
+    bounds = model::widened_log_bounds(bounds->first, bounds->second, convergence_sd, 0.0);
   }
   // Bounds on log(actual / predicted) of a over b: the actual ratio lies in ratio x exp(bounds).
   r.low = r.ratio * std::exp(bounds->first);

@@ -52,13 +52,14 @@ struct ResultUncertainty {
   std::string accelerators;   ///< the accelerator types used, sorted, comma-separated
   int global_batch_size = 0;
 
-  const std::string& regime() const;
+  /// The mode it is reported under (`interval_regime`); "" without regimes.
+  std::string regime() const;
 };
 
-/// `record` of `scenario` as the calibration's surrogate sees it on accelerator type `gpu_type` (a
-/// type the run uses; "": its first): the case whose parameter slopes give the run's spread.
+/// `record` of `scenario` as the calibration's surrogate sees it on the run's first accelerator type
+/// (set_node_type moves it to another): the case whose parameter slopes give the run's spread.
 analysis::CalibrationCase surrogate_case(const model::Calibration& calibration, const model::ResolvedScenario& scenario,
-                                         const results::RunRecord& record, const std::string& gpu_type = "");
+                                         const results::RunRecord& record);
 
 /// The uncertainty of `record`, simulated from `scenario` at `calibration`'s efficiencies. nullopt
 /// with the reason in `why_not` (when given) when there is none to give: the workload models no

@@ -7,17 +7,18 @@
 #include "sim/model/Scenario.hpp"
 #include "sim/results/RunRecord.hpp"
 
-#include <string>
-
 namespace gpuscale::uncertainty {
 
 /// The simulated part of a case (step decomposition, reference efficiencies, steps with evaluation
-/// counted in steps) of `scenario` simulated into `r`; identity and the actual score are left empty.
-/// Its family and generation are those of the first accelerator type the run uses, or `gpu_type`'s
-/// when given (a catalog name the platform holds). `fixed_s` is the run's whole fixed overhead: a
-/// caller whose scenario already holds a calibrated overhead subtracts it. The row's minutes become
-/// the case's seconds.
-analysis::CalibrationCase simulated_case(const model::ResolvedScenario& scenario, const results::RunRecord& r,
-                                         const std::string& gpu_type = "");
+/// counted in steps) of `scenario` simulated into `r`, on the accelerator type of the first node the
+/// run uses; identity and the actual score are left empty. `fixed_s` is the run's whole fixed
+/// overhead: a caller whose scenario already holds a calibrated overhead subtracts it. The row's
+/// minutes become the case's seconds.
+analysis::CalibrationCase simulated_case(const model::ResolvedScenario& scenario, const results::RunRecord& r);
+
+/// `c` seen on the accelerator type of `node` (a node type the run uses): its family, generation,
+/// reference efficiencies and scale-up link, prepared again. The step decomposition stays rank 0's,
+/// so a mixed run is not decomposed once per type.
+void set_node_type(analysis::CalibrationCase& c, const model::ResolvedScenario& scenario, const model::NodeType& node);
 
 } // namespace gpuscale::uncertainty
