@@ -30,6 +30,7 @@ struct LayerList {
   Diagnostics& diagnostics;
   std::vector<model::Layer> layers;
   std::set<std::string> names;
+  int blocks = 0; ///< repeat-group copies expanded so far (model::Layer::block)
 };
 
 /// An entry of a layer list (a layer or a repeat group), read through its own mapping reader; the
@@ -84,9 +85,10 @@ void expand_block(const std::vector<BlockLayer>& block, long long count, long lo
     if (count > 1 && !block[t].layer.name.empty() && block[t].layer.name.find(kIndexPlaceholder) == std::string::npos)
       problem[t] = "layer name '" + block[t].layer.name + "' is the same in all " + std::to_string(count) +
                    " copies of the repeat group: write '" + kIndexPlaceholder + "' where the copy's index goes";
-  for (long long copy = 0; copy < count; ++copy)
+  for (long long copy = 0; copy < count; ++copy, ++list.blocks)
     for (std::size_t t = 0; t < block.size(); ++t) {
       model::Layer layer = block[t].layer;
+      layer.block = list.blocks;
       layer.name = name_in_copy(layer.name, first_index + copy);
       if (!layer.name.empty() && !list.names.insert(layer.name).second && problem[t].empty())
         problem[t] = "duplicate layer name '" + layer.name + "' (copy " + kIndexPlaceholder + " = " +
@@ -127,7 +129,7 @@ void read_repeat_group(MappingReader group, LayerList& list)
 std::vector<model::Layer> read_layer_list(const YAML::Node& list_node, const std::string& file, const std::string& path,
                                           Diagnostics& diagnostics)
 {
-  LayerList list{file, diagnostics, {}, {}};
+  LayerList list{file, diagnostics, {}, {}, 0};
   for (std::size_t i = 0; i < list_node.size(); ++i) {
     MappingReader entry = entry_reader(list_node[i], path + "/" + std::to_string(i), list);
     if (entry.has("repeat"))

@@ -23,6 +23,12 @@ model::WorkloadTrace read_workload(const std::string& path)
           workload.error("benchmark", "unknown benchmark '" + *name +
                                           "' (known: bert, llama2_70b_lora, resnet, retinanet, stable_diffusion)");
       }
+      if (const auto name = workload.identifier("efficiency_benchmark", Presence::Optional); name && !name->empty()) {
+        trace.efficiency_benchmark = model::benchmark_of_name(*name);
+        if (!trace.efficiency_benchmark)
+          workload.error("efficiency_benchmark", "unknown benchmark '" + *name + "' (known: " +
+                                                     model::known_benchmark_names() + ")");
+      }
       trace.description = workload.text("description", Presence::Optional).value_or("");
       if (auto precision = workload.text("precision", Presence::Required)) {
         if (auto parsed = model::parse_precision(*precision))

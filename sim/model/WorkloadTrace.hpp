@@ -47,6 +47,9 @@ struct Layer {
   double cp_comm_bytes_per_sample = 0; ///< K and V gathered under context parallelism (attention cores)
   /// The forward kernels of one sample with their shapes; empty where the trace gives none.
   std::vector<Kernel> kernels;
+  /// Which copy of a repeat group the layer belongs to, counted over the trace's repeat groups in
+  /// order (a transformer block); -1 outside repeat groups. Pipeline parallelism cuts between blocks.
+  int block = -1;
 
   bool tp_sharded() const { return tensor_parallel != TensorParallelMode::Replicated; }
 };
@@ -56,12 +59,18 @@ struct WorkloadTrace {
   /// The MLPerf benchmark the trace models; none for a user workload (it then runs without calibrated
   /// efficiencies or overheads).
   std::optional<Benchmark> benchmark;
+  /// `efficiency_benchmark:` a trace that is not an MLPerf benchmark but runs the kernels of one
+  /// (LLM pretraining runs Llama 2's decoder-layer GEMMs, FlashAttention and norms) runs at that
+  /// benchmark's calibrated compute and memory efficiencies. Ignored when `benchmark` is set.
+  std::optional<Benchmark> efficiency_benchmark;
   std::string description;
   Precision precision = Precision::Bf16;
   std::string sample;
   Optimizer optimizer = Optimizer::Adam;
   std::vector<Layer> layers;
 
+  /// The benchmark whose calibrated efficiencies the trace runs at: its own, else efficiency_benchmark.
+  std::optional<Benchmark> calibrated_efficiencies() const { return benchmark ? benchmark : efficiency_benchmark; }
   double trainable_params() const;
   double frozen_params() const;
   double forward_flop_per_sample() const;

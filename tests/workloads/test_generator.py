@@ -30,6 +30,32 @@ WORKLOADS = {w.name: w for w in gen.all_workloads()}
 BERT_TOKENS = bert_generator.SEQ_LEN
 TOLERANCE = 0.02
 
+#: The MLPerf Training traces (`benchmark:`), in workloads/.
+MLPERF_TRACES = ("resnet50", "bert-large", "llama2-70b-lora", "retinanet", "stable-diffusion")
+#: Pre-training traces of no MLPerf benchmark (`efficiency_benchmark:`), in workloads/: Llama 3.1 8B and
+#: 405B, GPT-3 175B.
+PRETRAINING_TRACES = ("llama31-8b", "llama31-405b", "gpt3-175b")
+#: Megatron-LM's GPT family, in workloads/megatron-gpt/, with its layers: Narayanan et al. 2021, Table 1
+#: (the trace is named after the row's parameters in billions).
+MEGATRON_GPT_FOLDER = "megatron-gpt"
+MEGATRON_GPT_LAYERS = {"gpt-1.7b": 24, "gpt-3.6b": 30, "gpt-7.5b": 36, "gpt-18.4b": 40, "gpt-39.1b": 48,
+                       "gpt-76.1b": 60, "gpt-145.6b": 80, "gpt-310.1b": 96, "gpt-529.6b": 105, "gpt-1008b": 128}
+#: The calibrated benchmark whose kernel efficiencies every trace of no MLPerf benchmark runs at.
+EFFICIENCY_BENCHMARK = "llama2_70b_lora"
+#: The pre-training traces' vocabulary-parallel layers (embedding, output layer, loss), as Megatron trains them.
+VOCABULARY_PARALLEL = {name: ["embed-tokens", "lm-head", "loss"] for name in ("llama31-8b", "llama31-405b")}
+VOCABULARY_PARALLEL.update({name: ["embedding", "output-layer", "loss"] for name in ("gpt3-175b", *MEGATRON_GPT_LAYERS)})
+
+
+def file_path(name):
+    """The file of workload `name`, relative to workloads/ ('/'-separated, as render_all's keys)."""
+    return (MEGATRON_GPT_FOLDER + "/" if name in MEGATRON_GPT_LAYERS else "") + name + ".yaml"
+
+
+def workload_name(path):
+    """The workload a file relative to workloads/ is named after."""
+    return path.rsplit("/", 1)[-1][:-len(".yaml")]
+
 
 def layers_of(name):
     return WORKLOADS[name].layers
@@ -202,7 +228,11 @@ TRANSFORMER_BLOCKS = (
     ("llama2-70b-lora", r"layers\.\d+\.", 2, 80),
     ("stable-diffusion", r"unet\.(?:(?:down|up)\.\d\.attn\d|mid\.attn)\.", 3, 16),  # self-attn, cross-attn, FF
     ("stable-diffusion", r"text-encoder\.blocks\.\d+\.", 2, 23),
-)
+    # pre-training traces: a self-attention and an MLP sub-block per decoder layer
+    ("llama31-8b", r"layers\.\d+\.", 2, 32),      # Dubey et al. 2024, Table 3
+    ("llama31-405b", r"layers\.\d+\.", 2, 126),   # Dubey et al. 2024, Table 3
+    ("gpt3-175b", r"layers\.\d+\.", 2, 96),       # Brown et al. 2020, Table 2.1
+) + tuple((name, r"layers\.\d+\.", 2, layers) for name, layers in MEGATRON_GPT_LAYERS.items())
 
 #: SD 2 UNet spatial transformers as (tokens, channels): 64x64 latents, width 320 x (1, 2, 4), attention at
 #: levels 0-2 (two per level going down, three going up) and in the 8x8 middle block.
@@ -272,18 +302,33 @@ class TensorAndContextParallel(unittest.TestCase):
                         self.assertEqual([], [l.name for l in others if l.tp_comm_bytes is not None])
 
     def test_only_transformer_blocks_are_sharded(self):
-        # embeddings, output heads, losses, convolutions and UNet proj-in/proj-out stay replicated
+        # in the MLPerf traces embeddings, output heads, losses, convolutions and UNet proj-in/proj-out
+        # stay replicated; the pre-training traces shard the vocabulary as Megatron does (below)
         for name in WORKLOADS:
             patterns = [p for n, p, _, _ in TRANSFORMER_BLOCKS if n == name]
             stray = [l.name for l in layers_of(name) if (l.tensor_parallel or l.cp_comm_bytes)
                      and not any(re.match(p, l.name) for p in patterns)]
-            self.assertEqual([], stray, name)
+            self.assertEqual(VOCABULARY_PARALLEL.get(name, []), stray, name)
+
+    def test_vocabulary_parallel_layers_reduce_the_hidden_state(self):
+        # VocabParallelEmbedding all-reduces its partial lookups in forward (a row layer's g); the output
+        # layer is column-parallel over the vocabulary, its input gradient all-reduced (f); the loss
+        # splits with the logits and moves nothing here (Shoeybi et al. 2019, Sec. 3)
+        for name, vocabulary_layers in VOCABULARY_PARALLEL.items():
+            layers = {l.name: l for l in layers_of(name)}
+            hidden = next(l.tp_comm_bytes for l in layers_of(name) if re.match(r"layers\.0\.", l.name)
+                          and l.tensor_parallel == "row")
+            embedding, output, loss = (layers[n] for n in vocabulary_layers)
+            self.assertEqual(("row", hidden), (embedding.tensor_parallel, embedding.tp_comm_bytes), name)
+            self.assertEqual(("column", hidden), (output.tensor_parallel, output.tp_comm_bytes), name)
+            self.assertEqual(("column", None), (loss.tensor_parallel, loss.tp_comm_bytes), name)
 
     def test_sharded_layers_are_linears_attention_and_the_activation_between(self):
         for name in WORKLOADS:
-            kinds = {l.kind for l in layers_of(name) if l.tensor_parallel == "column"}
+            vocabulary = VOCABULARY_PARALLEL.get(name, [])
+            kinds = {l.kind for l in layers_of(name) if l.tensor_parallel == "column" and l.name not in vocabulary}
             self.assertLessEqual(kinds, {"linear", "lora_linear", "attention", "activation"}, name)
-            kinds = {l.kind for l in layers_of(name) if l.tensor_parallel == "row"}
+            kinds = {l.kind for l in layers_of(name) if l.tensor_parallel == "row" and l.name not in vocabulary}
             self.assertLessEqual(kinds, {"linear", "lora_linear"}, name)
 
     def test_lora_adapters_follow_their_base_layer(self):
@@ -600,7 +645,8 @@ KERNEL_LINES = (
 HEADER_LINES = (
     re.compile(r"^workload:$"),
     re.compile(r"^  name: [a-z0-9][a-z0-9.-]*$"),
-    re.compile(r"^  benchmark: (bert|llama2_70b_lora|retinanet|stable_diffusion|resnet)$"),
+    # `benchmark:` in an MLPerf trace; `efficiency_benchmark:` in its place in a trace of no benchmark
+    re.compile(r"^  (benchmark|efficiency_benchmark): (bert|llama2_70b_lora|retinanet|stable_diffusion|resnet)$"),
     re.compile(r'^  description: "[^"\\]*"$'),
     re.compile(r"^  precision: (fp32|tf32|fp16|bf16|fp8|nvfp4|mxfp4)$"),
     re.compile(r"^  sample: (image|sequence)$"),
@@ -625,9 +671,15 @@ def expanded_entries(entries):
 class EmittedFiles(unittest.TestCase):
     def test_committed_files_equal_a_fresh_generation(self):
         fresh = gen.render_all()
-        self.assertEqual(5, len(fresh))
-        committed = sorted(f for f in os.listdir(os.path.join(REPO, "workloads")) if f.endswith(".yaml"))
-        self.assertEqual(sorted(fresh), committed, "workloads/*.yaml and the generator's outputs differ")
+        self.assertEqual(18, len(fresh))
+        expected = sorted(file_path(name) for name in MLPERF_TRACES + PRETRAINING_TRACES + tuple(MEGATRON_GPT_LAYERS))
+        self.assertEqual(expected, sorted(fresh))
+        committed = sorted([f for f in os.listdir(os.path.join(REPO, "workloads")) if f.endswith(".yaml")]
+                           + [MEGATRON_GPT_FOLDER + "/" + f
+                              for f in os.listdir(os.path.join(REPO, "workloads", MEGATRON_GPT_FOLDER))
+                              if f.endswith(".yaml")])
+        self.assertEqual(sorted(fresh), committed, "workloads/*.yaml, workloads/%s/*.yaml and the generator's "
+                                                   "outputs differ" % MEGATRON_GPT_FOLDER)
         for file_name, text in fresh.items():
             with open(os.path.join(REPO, "workloads", file_name), encoding="utf-8", newline="") as f:
                 self.assertTrue(f.read() == text,
@@ -650,8 +702,13 @@ class EmittedFiles(unittest.TestCase):
             self.assertIn("do not edit", comments[0])
             self.assertIn("generate_workloads.py --out workloads/", comments[1])
             body = lines[len(comments):]
+            self.assertGreater(len(body), len(HEADER_LINES), file_name)
             for line, pattern in zip(body, HEADER_LINES):
                 self.assertRegex(line, pattern, file_name)
+            if workload_name(file_name) in MLPERF_TRACES:
+                self.assertRegex(body[2], r"^  benchmark: ", file_name)
+            else:
+                self.assertEqual("  efficiency_benchmark: " + EFFICIENCY_BENCHMARK, body[2], file_name)
             entries = body[len(HEADER_LINES):]
             starts = [i for i, line in enumerate(entries) if line.startswith("    - name: ")]
             self.assertEqual(0, starts[0], file_name)
@@ -679,8 +736,11 @@ class EmittedFiles(unittest.TestCase):
             self.assertEqual(len(names), len(set(names)), name)
 
     def test_file_is_named_after_the_workload(self):
+        fresh = gen.render_all()
+        self.assertEqual(sorted(file_path(name) for name in WORKLOADS), sorted(fresh))
         for name in WORKLOADS:
-            self.assertIn(name + ".yaml", gen.render_all())
+            self.assertIn(file_path(name), fresh)
+            self.assertIn("\nworkload:\n  name: %s\n" % name, fresh[file_path(name)])
 
     @unittest.skipUnless(importlib.util.find_spec("yaml"), "PyYAML not installed")
     def test_yaml_parser_reads_back_the_layers(self):
@@ -689,8 +749,14 @@ class EmittedFiles(unittest.TestCase):
             doc = yaml.safe_load(text)
             self.assertEqual(["workload"], list(doc))
             workload = WORKLOADS[doc["workload"]["name"]]
-            self.assertEqual(["name", "benchmark", "description", "precision", "sample", "optimizer", "layers"],
+            self.assertEqual(file_path(workload.name), file_name)
+            key = "benchmark" if workload.name in MLPERF_TRACES else "efficiency_benchmark"
+            self.assertEqual(["name", key, "description", "precision", "sample", "optimizer", "layers"],
                              list(doc["workload"]))
+            self.assertEqual(getattr(workload, key), doc["workload"][key])
+            if key == "efficiency_benchmark":
+                self.assertEqual(EFFICIENCY_BENCHMARK, doc["workload"][key])
+                self.assertIsNone(workload.benchmark)
             self.assertEqual(workload.description, doc["workload"]["description"])
             parsed_layers_ = expanded_entries(doc["workload"]["layers"])
             self.assertEqual(len(workload.layers), len(parsed_layers_))

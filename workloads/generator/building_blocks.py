@@ -231,12 +231,15 @@ class Workload:
     """A whole trace: the keys of the schema's `workload:` mapping."""
 
     name: str
-    benchmark: str
+    benchmark: str          # the MLPerf benchmark the trace models; None for a trace that is none
     description: str
     precision: str
     sample: str
     optimizer: str
     layers: tuple
+    # A trace that is not an MLPerf benchmark (benchmark None): the calibrated benchmark whose kernel
+    # efficiencies it runs at (None: key omitted, the defaults).
+    efficiency_benchmark: str = None
 
 
 # ---- costs -------------------------------------------------------------------------------------
@@ -416,6 +419,18 @@ def lora_linear_layer(name, tokens, d_in, d_out, rank, activation_bytes, recompu
                  activation_bytes=activation_bytes, recomputed=recomputed,
                  matmul_flops=2 * (base.macs + adapter.macs),
                  kernels=stamp_kernels(name, kernels, 1, forward, backward))
+
+
+def tied_linear_layer(name, tokens, d_in, d_out, activation_bytes, recomputed):
+    """A bias-free linear layer whose weight belongs to another layer (Megatron's GPT output layer reuses
+    the word embedding): no parameters of its own (tied weights are counted once, at their owner), but the
+    weight trains, so the backward is 2x the forward: the input gradient plus the weight gradient that is
+    added to the shared weight's. One gemm kernel, m = tokens, n = d_out, k = d_in."""
+    cost = matmul(tokens, d_out, d_in)
+    forward = cost.forward_flops
+    return Layer(name=name, kind="linear", trainable_params=0, frozen_params=0, forward_flops=forward,
+                 backward_flops=2 * forward, activation_bytes=activation_bytes, recomputed=recomputed,
+                 matmul_flops=2 * cost.macs, kernels=stamp_kernels(name, cost.kernels, 2, forward, 2 * forward))
 
 
 def unused_weights_layer(name, frozen_params):

@@ -1,7 +1,9 @@
 """Hand-written YAML for workload traces (the generator must run without PyYAML).
 
 Emits exactly the keys of the schema (spec: workloads/<name>.yaml), in its order; dimensioned values
-are quoted strings "<integer> FLOP" / "<integer> B"; counts are plain integers. The optional
+are quoted strings "<integer> FLOP" / "<integer> B"; counts are plain integers. A trace of an MLPerf
+benchmark writes `benchmark:`; a trace that is none may write `efficiency_benchmark:` in its place (the
+calibrated benchmark whose kernel efficiencies it runs at; workloads/SCHEMA.md, "Efficiency benchmark"). The optional
 parallelism keys (tensor_parallel, tp_comm_bytes_per_sample, cp_comm_bytes_per_sample) follow
 `recomputed` and are omitted where they do not apply. `kernels:` comes last, on every layer that has
 kernels: one flow mapping per kernel on one line, keys in the schema's order (workloads/SCHEMA.md,
@@ -131,9 +133,13 @@ def _group_lines(group):
 def render(workload, totals_comment, repeat_groups=True):
     """The YAML text of one workload, with a header saying how it was generated. repeat_groups: runs of
     identical blocks as repeat groups (the committed form); False: every layer written out."""
-    if workload.benchmark not in BENCHMARKS or workload.precision not in PRECISIONS \
-            or workload.optimizer not in OPTIMIZERS:
+    if (workload.benchmark is not None and workload.benchmark not in BENCHMARKS) \
+            or workload.precision not in PRECISIONS or workload.optimizer not in OPTIMIZERS:
         raise ValueError("bad benchmark/precision/optimizer in %s" % workload.name)
+    if workload.efficiency_benchmark is not None and (workload.efficiency_benchmark not in BENCHMARKS
+                                                      or workload.benchmark is not None):
+        raise ValueError("%s: efficiency_benchmark must be a benchmark id, on a trace without benchmark"
+                         % workload.name)
     names = [layer.name for layer in workload.layers]
     if len(set(names)) != len(names):
         raise ValueError("duplicate layer names in %s" % workload.name)
@@ -145,7 +151,12 @@ def render(workload, totals_comment, repeat_groups=True):
     out += [
         "workload:",
         "  name: " + _plain_name(workload.name),
-        "  benchmark: " + workload.benchmark,
+    ]
+    if workload.benchmark is not None:
+        out.append("  benchmark: " + workload.benchmark)
+    if workload.efficiency_benchmark is not None:
+        out.append("  efficiency_benchmark: " + workload.efficiency_benchmark)
+    out += [
         "  description: " + _quoted(workload.description),
         "  precision: " + workload.precision,
         "  sample: " + _plain_name(workload.sample),
