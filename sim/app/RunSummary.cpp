@@ -23,7 +23,7 @@ std::string format_setup_line(const model::Scenario& s, const results::RunRecord
       batch += fmt::format("{}{} GPU(s) x {} x {}", batch.empty() ? "" : " + ", count, share.micro_batch,
                            share.accumulation);
     batch += " (GPUs x micro-batch x accumulation steps, uneven)";
-  } else if (s.tensor_parallel * s.context_parallel == 1) {
+  } else if (s.model_parallel() == 1) {
     batch = fmt::format("micro-batch {} x {} GPUs x {} accumulation step(s)", s.micro_batch_size, s.gpus,
                         s.gradient_accumulation_steps());
   } else {
@@ -31,6 +31,10 @@ std::string format_setup_line(const model::Scenario& s, const results::RunRecord
     batch = fmt::format("micro-batch {} x {} replica(s) x {} accumulation step(s); {} GPUs = {} replica(s) x tp {} x cp {}",
                         s.micro_batch_size, s.data_parallel(), s.gradient_accumulation_steps(), s.gpus,
                         s.data_parallel(), s.tensor_parallel, s.context_parallel);
+    if (s.pipeline_parallel > 1)
+      batch += fmt::format(" x pp {}{}", s.pipeline_parallel,
+                           s.virtual_pipeline > 1 ? fmt::format(" ({} chunks per stage, interleaved)", s.virtual_pipeline)
+                                                  : std::string(" (1F1B)"));
   }
   return fmt::format("setup      ZeRO-{}, {}, global batch {} = {}{}{}, collective {} ({}), overlap_comm {}\n",
                      r.zero_stage, r.precision, s.global_batch_size, batch,
@@ -164,6 +168,9 @@ std::string format_run_summary(const model::ResolvedScenario& resolved, const ru
                      format_bytes(r.bytes_sent_per_gpu));
   out += fmt::format("  exposed comm.  {} ({:.1f}% of the iteration)\n", format_seconds(r.exposed_comm_s),
                      r.iter_time_s > 0 ? 100.0 * r.exposed_comm_s / r.iter_time_s : 0.0);
+  if (r.pp > 1) // in exposed comm.: the bubble and the sends, which only the schedule tells apart
+    out += fmt::format("  pipeline       {} waiting in exchanges, bubble included ({} sent to neighbours per GPU)\n",
+                       format_seconds(r.pipeline_wait_s), format_bytes(r.pipeline_bytes_per_gpu));
   if (outcome.host) {
     const auto& h = *outcome.host;
     out += fmt::format("host       {} input pipeline: {:.0f} samples/s per GPU possible, {:.0f} needed, "

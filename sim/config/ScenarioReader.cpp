@@ -101,6 +101,8 @@ NamedFiles read_fields(MappingReader& scenario, model::Scenario& s, Diagnostics&
   s.zero_stage = static_cast<int>(scenario.integer("zero_stage", 0, 3, Presence::Optional).value_or(0));
   s.tensor_parallel = static_cast<int>(scenario.integer("tp", 1, 1024, Presence::Optional).value_or(1));
   s.context_parallel = static_cast<int>(scenario.integer("cp", 1, 1024, Presence::Optional).value_or(1));
+  s.pipeline_parallel = static_cast<int>(scenario.integer("pp", 1, 1024, Presence::Optional).value_or(1));
+  s.virtual_pipeline = static_cast<int>(scenario.integer("virtual_pp", 1, 64, Presence::Optional).value_or(1));
   s.sequence_parallel = scenario.boolean("sequence_parallel", Presence::Optional).value_or(false);
   if (auto collective = scenario.text("collective", Presence::Optional)) {
     if (auto parsed = model::parse_collective_algorithm(*collective))

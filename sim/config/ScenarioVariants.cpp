@@ -73,6 +73,8 @@ std::string ScenarioVariants::scenario_yaml(const model::Scenario& v, const std:
   scenario["zero_stage"] = v.zero_stage;
   scenario["tp"] = v.tensor_parallel;
   scenario["cp"] = v.context_parallel;
+  scenario["pp"] = v.pipeline_parallel;
+  scenario["virtual_pp"] = v.virtual_pipeline;
   scenario["sequence_parallel"] = v.sequence_parallel;
   scenario["tp_comm_overlap"] = v.tp_comm_overlap;
   scenario["activation_checkpointing"] = v.activation_checkpointing;

@@ -4,6 +4,8 @@
 #include "sim/engine/collectives/AnalyticalCollective.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <stdexcept>
 
 namespace gpuscale::engine {
@@ -19,11 +21,47 @@ struct Submission {
   double end_s = -1; ///< < 0 until the collective has been timed
 };
 
-/// A GPU executing its program: runs until it waits for a collective not yet timed.
+/// The point-to-point transfers from one GPU to another, matched in the order each side posts them.
+struct Channel {
+  std::vector<double> send_s;     ///< when each send was posted
+  std::vector<double> bytes;
+  std::vector<double> receive_s;  ///< when each receive was posted
+  std::vector<double> end_s;      ///< per matched pair: when the transfer ended
+};
+
+/// Every channel of the step, by (source, destination) rank.
+using Channels = std::map<std::pair<int, int>, Channel>;
+
+/// Times every transfer both of whose sides are posted: it starts when the later side is posted and
+/// takes the route's α + bytes / rate, as alone on its route; true if any.
+bool time_ready_transfers(const RouteCosts& routes, Channels& channels)
+{
+  bool timed_any = false;
+  for (auto& [pair, channel] : channels)
+    while (channel.end_s.size() < std::min(channel.send_s.size(), channel.receive_s.size())) {
+      const std::size_t k = channel.end_s.size();
+      const double start_s = std::max(channel.send_s[k], channel.receive_s[k]);
+      channel.end_s.push_back(start_s + routes.transfer_s(pair.first, pair.second, channel.bytes[k]));
+      timed_any = true;
+    }
+  return timed_any;
+}
+
+/// A GPU executing its program: runs until it waits for a collective or transfer not yet timed.
 class GpuRun {
 public:
   GpuRun(const StepProgram& program, double speed_flop_per_s) : program_(program), speed_flop_per_s_(speed_flop_per_s)
   {
+  }
+
+  /// The GPU's rank and pipeline neighbours, and the channels its transfers go through.
+  void set_pipeline(int rank, int previous_rank, int next_rank, Channels* channels, StreamTrace* transfers)
+  {
+    rank_ = rank;
+    previous_rank_ = previous_rank;
+    next_rank_ = next_rank;
+    channels_ = channels;
+    transfers_ = transfers;
   }
 
   /// Executes instructions until the program ends or blocks; true if it moved on.
@@ -54,6 +92,20 @@ public:
           clock_s = std::max(clock_s, awaited.end_s);
           break;
         }
+        case Instruction::Kind::Send:
+        case Instruction::Kind::Receive: post_transfer(instruction); break;
+        case Instruction::Kind::WaitTransfers: {
+          double end_s = clock_s;
+          for (const auto& [channel, k] : posted_) {
+            if (channel->end_s.size() <= k)
+              return moved;
+            end_s = std::max(end_s, channel->end_s[k]);
+          }
+          transfers_->busy_s += end_s - clock_s;
+          clock_s = end_s;
+          posted_.clear();
+          break;
+        }
       }
       ++next_;
       moved = true;
@@ -74,8 +126,33 @@ public:
   GpuTimeline timeline;
 
 private:
+  void post_transfer(const Instruction& instruction)
+  {
+    if (channels_ == nullptr)
+      throw std::logic_error("step program sends between pipeline stages but the GPU has no pipeline neighbours");
+    const int peer = instruction.peer == kNextStage ? next_rank_ : previous_rank_;
+    transfers_->used = true;
+    if (instruction.kind == Instruction::Kind::Send) {
+      Channel& channel = (*channels_)[{rank_, peer}];
+      channel.send_s.push_back(clock_s);
+      channel.bytes.push_back(instruction.amount);
+      transfers_->bytes_sent += instruction.amount;
+      posted_.emplace_back(&channel, channel.send_s.size() - 1);
+    } else {
+      Channel& channel = (*channels_)[{peer, rank_}];
+      channel.receive_s.push_back(clock_s);
+      posted_.emplace_back(&channel, channel.receive_s.size() - 1);
+    }
+  }
+
   const StepProgram& program_;
   double speed_flop_per_s_;
+  int rank_ = -1;
+  int previous_rank_ = -1;
+  int next_rank_ = -1;
+  Channels* channels_ = nullptr;
+  StreamTrace* transfers_ = nullptr;
+  std::vector<std::pair<const Channel*, std::size_t>> posted_; ///< transfers posted since the last wait
   std::size_t next_ = 0;
   bool done_ = false;
 };
@@ -130,8 +207,12 @@ StepTrace execute_analytically(const StepSetup& setup)
   std::vector<GpuRun> gpus;
   gpus.reserve(static_cast<std::size_t>(p));
   StepTrace trace(static_cast<std::size_t>(p));
+  Channels channels;
   for (int rank = 0; rank < p; ++rank) {
     gpus.emplace_back(setup.program_of(rank), setup.gpu_speed_flop_per_s[static_cast<std::size_t>(rank)]);
+    if (setup.program_of(rank).transfers > 0)
+      gpus.back().set_pipeline(rank, setup.parallel.previous_stage_rank(rank), setup.parallel.next_stage_rank(rank),
+                               &channels, &trace[static_cast<std::size_t>(rank)].pipeline);
     for (Stream stream : kStreams)
       trace[static_cast<std::size_t>(rank)].streams[static_cast<std::size_t>(stream)].used =
           setup.program_of(rank).submitted[static_cast<std::size_t>(stream)] > 0;
@@ -148,12 +229,17 @@ StepTrace execute_analytically(const StepSetup& setup)
       for (std::size_t g = 0; g < group_count; ++g)
         progress = time_ready_collectives(setup, routes, stream, g, gpus, trace) || progress;
     }
+    progress = time_ready_transfers(routes, channels) || progress;
   }
   for (int rank = 0; rank < p; ++rank) {
     if (!gpus[static_cast<std::size_t>(rank)].finished())
       throw std::logic_error("step programs wait for collectives their communicators never complete");
     trace[static_cast<std::size_t>(rank)].timeline = gpus[static_cast<std::size_t>(rank)].timeline;
   }
+  for (const auto& [pair, channel] : channels)
+    if (channel.send_s.size() != channel.receive_s.size())
+      throw std::logic_error("pipeline stages post unequal sends and receives from rank " + std::to_string(pair.first) +
+                             " to rank " + std::to_string(pair.second));
   return trace;
 }
 

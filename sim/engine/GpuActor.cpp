@@ -3,6 +3,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
 
 #include <stdexcept>
 
@@ -16,6 +17,33 @@ CommStream& GpuActor::stream(Stream s) const
   if (stream == nullptr)
     throw std::logic_error("step program uses a communication stream that was not created");
   return *stream;
+}
+
+namespace {
+
+/// The mailbox of transfers from `src` to `dst`.
+sg4::Mailbox* transfer_mailbox(int src, int dst)
+{
+  return sg4::Mailbox::by_name("p2p/" + std::to_string(src) + "/" + std::to_string(dst));
+}
+
+char payload = 0; ///< what every send carries: only the simulated size matters
+
+} // namespace
+
+void GpuActor::post_transfer(const Instruction& instruction)
+{
+  if (rank_ < 0 || transfers_ == nullptr)
+    throw std::logic_error("step program sends between pipeline stages but the GPU has no pipeline neighbours");
+  const int peer = peer_rank(instruction.peer);
+  transfers_->used = true;
+  if (instruction.kind == Instruction::Kind::Send) {
+    posted_.push_back(transfer_mailbox(rank_, peer)->put_async(&payload, static_cast<std::uint64_t>(instruction.amount)));
+    transfers_->bytes_sent += instruction.amount;
+  } else {
+    received_.push_back(nullptr);
+    posted_.push_back(transfer_mailbox(peer, rank_)->get_async<void>(&received_.back()));
+  }
 }
 
 void GpuActor::operator()()
@@ -46,6 +74,16 @@ void GpuActor::operator()()
       case Instruction::Kind::Wait:
         stream(instruction.stream).wait_completed(instruction.ticket);
         break;
+      case Instruction::Kind::Send:
+      case Instruction::Kind::Receive: post_transfer(instruction); break;
+      case Instruction::Kind::WaitTransfers: {
+        const double start_s = sg4::Engine::get_clock();
+        sg4::Comm::wait_all(posted_);
+        posted_.clear();
+        received_.clear();
+        transfers_->busy_s += sg4::Engine::get_clock() - start_s;
+        break;
+      }
     }
   }
   for (CommStream* s : streams_)

@@ -6,7 +6,11 @@
 #include "sim/engine/StepProgram.hpp"
 #include "sim/engine/StepTrace.hpp"
 
+#include <simgrid/s4u/Comm.hpp>
+
 #include <array>
+#include <deque>
+#include <string>
 #include <vector>
 
 namespace gpuscale::engine {
@@ -21,15 +25,35 @@ public:
   {
   }
 
+  /// The GPU's rank, its previous and next pipeline stage's ranks, and where its point-to-point
+  /// transfers are counted: needed by a program that sends (StepProgram::send).
+  void set_pipeline(int rank, int previous_rank, int next_rank, StreamTrace* transfers)
+  {
+    rank_ = rank;
+    previous_rank_ = previous_rank;
+    next_rank_ = next_rank;
+    transfers_ = transfers;
+  }
+
   void operator()();
 
 private:
   CommStream& stream(Stream s) const;
+  int peer_rank(int peer) const { return peer == kNextStage ? next_rank_ : previous_rank_; }
+  /// Posts a send or receive: SimGrid's mailbox of the (source, destination) pair matches them in
+  /// order, and the transfer starts once both are posted, as an NCCL send waits for its receive.
+  void post_transfer(const Instruction& instruction);
 
   const StepProgram& program_;
   std::array<CommStream*, kStreamCount> streams_;
   GpuTimeline& timeline_;
   std::vector<double>* instruction_start_s_;
+  int rank_ = -1;
+  int previous_rank_ = -1;
+  int next_rank_ = -1;
+  StreamTrace* transfers_ = nullptr;
+  std::vector<simgrid::s4u::CommPtr> posted_;
+  std::deque<void*> received_; ///< payload slots of posted receives (stable while they run)
 };
 
 } // namespace gpuscale::engine

@@ -57,6 +57,9 @@ IterationResult summarize(const StepSetup& setup, const StepTrace& trace)
         dp_sent += stream.bytes_sent;
     }
     result.comm_time_s = std::max(result.comm_time_s, busy);
+    sent += rank.pipeline.bytes_sent;
+    result.pipeline_bytes_sent_per_gpu = std::max(result.pipeline_bytes_sent_per_gpu, rank.pipeline.bytes_sent);
+    result.pipeline_wait_s = std::max(result.pipeline_wait_s, rank.pipeline.busy_s);
     result.bytes_sent_per_gpu = std::max(result.bytes_sent_per_gpu, sent);
     result.dp_bytes_sent_per_gpu = std::max(result.dp_bytes_sent_per_gpu, dp_sent);
   }
@@ -110,9 +113,9 @@ namespace {
 std::string serialize(const IterationResult& r)
 {
   char buffer[512];
-  std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s,
+  std::snprintf(buffer, sizeof buffer, "%d\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n%a\n", r.gpus, r.iteration_time_s,
                 r.compute_time_s, r.host_time_s, r.comm_time_s, r.exposed_comm_s, r.bytes_sent_per_gpu,
-                r.dp_bytes_sent_per_gpu, r.samples_per_s);
+                r.dp_bytes_sent_per_gpu, r.pipeline_bytes_sent_per_gpu, r.pipeline_wait_s, r.samples_per_s);
   return std::string(buffer) + r.collective_used + "\n" + r.step_simulation + "\n" + r.symmetry + "\n" +
          r.simgrid_config + "\n";
 }
@@ -121,9 +124,10 @@ IterationResult deserialize(const std::string& text)
 {
   IterationResult r;
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%d\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%n", &r.gpus, &r.iteration_time_s,
-                  &r.compute_time_s, &r.host_time_s, &r.comm_time_s, &r.exposed_comm_s, &r.bytes_sent_per_gpu,
-                  &r.dp_bytes_sent_per_gpu, &r.samples_per_s, &consumed) != 9)
+  if (std::sscanf(text.c_str(), "%d\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%la\n%n", &r.gpus,
+                  &r.iteration_time_s, &r.compute_time_s, &r.host_time_s, &r.comm_time_s, &r.exposed_comm_s,
+                  &r.bytes_sent_per_gpu, &r.dp_bytes_sent_per_gpu, &r.pipeline_bytes_sent_per_gpu, &r.pipeline_wait_s,
+                  &r.samples_per_s, &consumed) != 11)
     throw std::runtime_error("malformed simulation result from child process");
   const std::string rest = text.substr(static_cast<std::size_t>(consumed));
   const auto newline = rest.find('\n');

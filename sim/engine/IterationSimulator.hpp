@@ -25,6 +25,10 @@ struct IterationResult {
   double exposed_comm_s = 0;        ///< largest time a GPU waited on communication (step time - busy time)
   double bytes_sent_per_gpu = 0;    ///< largest bytes one GPU sent in all collectives
   double dp_bytes_sent_per_gpu = 0; ///< largest bytes one GPU sent in data-parallel collectives
+  double pipeline_bytes_sent_per_gpu = 0; ///< largest bytes one GPU sent to pipeline neighbours
+  /// Largest time a GPU waited in its pipeline exchanges: the bubble (waiting for the neighbours'
+  /// passes) and the transfers themselves. In exposed_comm_s.
+  double pipeline_wait_s = 0;
   double samples_per_s = 0;
 };
 

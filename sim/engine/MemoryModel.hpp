@@ -23,7 +23,7 @@ struct MemoryEstimate {
   double frozen_bytes = 0;      ///< frozen weights (sharded by stage 3; FP8/FP4: in the GEMM format)
   double gradient_bytes = 0;    ///< sharded by stages 2-3
   double optimizer_bytes = 0;   ///< fp32 master + states, sharded by stages 1-3
-  double activation_bytes = 0;  ///< one micro-batch
+  double activation_bytes = 0;  ///< one micro-batch (pipeline stages: every forward pass in flight)
   double buffer_bytes = 0;      ///< communication buckets / stage-3 gathered layers
   double reserve_bytes = kFrameworkReserveBytes;
   double capacity_bytes = 0;
@@ -48,7 +48,9 @@ double frozen_weight_bytes_per_param(model::Precision precision);
 double optimizer_state_bytes_per_param(model::Optimizer optimizer, model::Precision precision);
 
 /// Estimate for one GPU of type `gpu` in a data-parallel group of `data_parallel` replicas, after
-/// the scenario's tensor/context-parallel sharding.
+/// the scenario's tensor/context-parallel sharding. With pipeline parallelism, the stage that needs
+/// the most: its chunks' parameters and the activations of every forward pass its schedule holds
+/// before the first backward (model::pipeline_passes_in_flight; stage 0 of 1F1B holds pp).
 MemoryEstimate estimate_memory(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision, int data_parallel);
 

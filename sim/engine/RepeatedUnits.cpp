@@ -33,6 +33,8 @@ std::vector<InstructionKey> keys_of(const StepProgram& program)
                        in.kind == Instruction::Kind::Submit ? in.op : CollectiveOp::AllReduce, 0};
     if (in.kind == Instruction::Kind::Wait)
       key.relative_ticket = static_cast<std::int64_t>(in.ticket) - static_cast<std::int64_t>(submitted[s]);
+    if (in.kind == Instruction::Kind::Send || in.kind == Instruction::Kind::Receive)
+      key.relative_ticket = in.peer;
     if (in.kind == Instruction::Kind::Submit)
       ++submitted[s];
     keys.push_back(key);
@@ -94,7 +96,10 @@ bool can_have_one_period(const std::vector<InstructionKey>& keys, std::size_t be
         if (keys[j].amount_bits != 0) // +0.0: takes no time
           return true;
         break;
-      case Instruction::Kind::Wait: return true;
+      case Instruction::Kind::Wait:
+      case Instruction::Kind::Send:
+      case Instruction::Kind::Receive:
+      case Instruction::Kind::WaitTransfers: return true;
     }
   }
   return !submits;

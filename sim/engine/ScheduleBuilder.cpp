@@ -1,9 +1,11 @@
 #include "sim/engine/ScheduleBuilder.hpp"
 
 #include "sim/engine/ComputeCostModel.hpp"
+#include "sim/model/PipelineSchedule.hpp"
 #include "sim/model/Recomputation.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace gpuscale::engine {
 namespace {
@@ -25,17 +27,29 @@ bool overlaps_weight_gradient(const model::Layer& layer)
 class ProgramBuilder {
 public:
   ProgramBuilder(const model::WorkloadTrace& workload, const model::Scenario& scenario, const model::GpuType& gpu,
-                 model::Precision precision, model::BatchShare batch)
+                 model::Precision precision, model::BatchShare batch, int pipeline_stage)
       : workload_(workload), scenario_(scenario), gpu_(gpu), efficiency_(scenario.efficiency_for(gpu)),
         launch_s_(launch_time_s(scenario)),
         stage_(scenario.zero()), overlap_(scenario.overlaps_communication()),
         element_bytes_(model::element_bytes(precision)), precision_(precision), batch_(batch),
-        recompute_begin_(recompute_runs(workload, scenario))
+        recompute_begin_(recompute_runs(workload, scenario)), pipeline_stage_(pipeline_stage)
   {
+    if (scenario.pipeline_parallel > 1) {
+      chunks_ = model::pipeline_chunks(workload, scenario.pipeline_parallel * scenario.virtual_pipeline);
+      if (chunks_.empty())
+        throw std::invalid_argument("workload '" + workload.name + "' has fewer blocks than pipeline chunks");
+      for (std::size_t c = static_cast<std::size_t>(pipeline_stage); c < chunks_.size();
+           c += static_cast<std::size_t>(scenario.pipeline_parallel))
+        owned_.push_back(chunks_[c]);
+    } else {
+      owned_.push_back({0, workload.layers.size()});
+    }
   }
 
   StepProgram build()
   {
+    if (scenario_.pipeline_parallel > 1)
+      return build_pipeline();
     const int micro_batches = batch_.accumulation;
     if (gathers_parameters_before_use(stage_))
       plan_module_uses();
@@ -51,6 +65,14 @@ public:
       if (reduce_in_backward)
         flush_bucket();
     }
+    return finish_step();
+  }
+
+private:
+  /// After the last backward: the gradient reduction still to run, the optimizer on this GPU's
+  /// parameters (its shard under ZeRO), and the parameter all-gather of the sharded stages.
+  StepProgram finish_step()
+  {
     if (!reduces_during_backward(stage_, overlap_)) // one reduction pass over all gradients after the last backward
       submit_in_buckets(Stream::Gradients, gradient_op(), total_trainable_local() * element_bytes_);
     program_.wait_all(Stream::Gradients);
@@ -65,7 +87,54 @@ public:
     return std::move(program_);
   }
 
-private:
+  // ---- pipeline parallelism as Megatron-LM runs it (model/PipelineSchedule.hpp) -------------------------------------
+  //
+  // The stage runs its schedule's chunk passes and exchanges. A chunk's gradients are reduced in the
+  // backward of its last micro-batch (Megatron's DDP launches each bucket's reduction once the
+  // micro-batch that completes its gradients has run backward: overlap_grad_reduce), beside it with
+  // overlap_comm, else in one pass after the last backward; ZeRO-1 (the distributed optimizer)
+  // reduce-scatters them and all-gathers the updated parameters after its step.
+
+  StepProgram build_pipeline()
+  {
+    const int p = scenario_.pipeline_parallel;
+    const int m = batch_.accumulation;
+    // Megatron-Core sends the (sequence, micro-batch, hidden) tensor of this rank: the sequence split
+    // by CP, and by TP under sequence parallelism (else every TP rank sends it whole).
+    const double activation_bytes = model::pipeline_activation_bytes_per_sample(workload_) * micro() /
+                                    scenario_.context_parallel /
+                                    (scenario_.sequence_parallel ? scenario_.tensor_parallel : 1);
+    for (const model::PipelineAction& action :
+         model::pipeline_schedule(pipeline_stage_, p, scenario_.virtual_pipeline, m)) {
+      const model::LayerRange& chunk = chunks_[static_cast<std::size_t>(action.chunk)];
+      switch (action.kind) {
+        case model::PipelineAction::Kind::Forward: forward_layers(chunk.begin, chunk.end); break;
+        case model::PipelineAction::Kind::Backward: {
+          const bool reduce = reduces_during_backward(stage_, overlap_) && action.micro_batch == m - 1;
+          gradient_hooks_ = reduce && runs_gradient_hooks(stage_, overlap_) && !scenario_.cuda_graph;
+          chunk_begin_ = chunk.begin;
+          backward_layers(chunk.begin, chunk.end, reduce);
+          chunk_begin_ = 0;
+          if (reduce)
+            flush_bucket();
+          break;
+        }
+        case model::PipelineAction::Kind::Exchange: // _batched_p2p_ops' order
+          if (action.send_prev)
+            program_.send(kPreviousStage, activation_bytes);
+          if (action.recv_prev)
+            program_.receive(kPreviousStage, activation_bytes);
+          if (action.send_next)
+            program_.send(kNextStage, activation_bytes);
+          if (action.recv_next)
+            program_.receive(kNextStage, activation_bytes);
+          program_.wait_transfers();
+          break;
+      }
+    }
+    return finish_step();
+  }
+
   bool tp() const { return scenario_.tensor_parallel > 1; }
   /// Overlapped TP communication: sequence parallelism's collectives only (resolution refuses the rest).
   bool tp_overlap() const { return tp() && scenario_.tp_comm_overlap && scenario_.sequence_parallel; }
@@ -74,11 +143,13 @@ private:
   double micro() const { return batch_.micro_batch; }
   LayerShare layer_share(const model::Layer& layer) const { return share_of(layer, scenario_, batch_.micro_batch); }
 
+  /// Trainable parameters this GPU holds: its layers' (its pipeline stage's chunks), after TP.
   double total_trainable_local() const
   {
     double total = 0;
-    for (const auto& layer : workload_.layers)
-      total += layer_share(layer).trainable_params;
+    for (const model::LayerRange& range : owned_)
+      for (std::size_t i = range.begin; i < range.end; ++i)
+        total += layer_share(workload_.layers[i]).trainable_params;
     return total;
   }
 
@@ -228,7 +299,7 @@ private:
   {
     const model::Layer& layer = workload_.layers[index];
     if (recompute_begin_[index] != kNotRecomputed) // the checkpointed block's forward runs again first
-      forward_layers(recompute_begin_[index], index + 1);
+      forward_layers(std::max(recompute_begin_[index], chunk_begin_), index + 1);
     const bool module = acquire_module(index);
     const LayerShare share = layer_share(layer);
     const bool has_backward = layer.backward_flop_per_sample > 0;
@@ -485,6 +556,10 @@ private:
   std::vector<std::size_t> gather_ticket_;
   std::size_t next_use_ = 0;        ///< ZeRO-3: the next module use of this micro-batch
   std::size_t next_gather_ = 0;     ///< ZeRO-3: the first use whose gather is not issued yet
+  int pipeline_stage_ = 0;
+  std::vector<model::LayerRange> chunks_; ///< pipeline parallelism: every model chunk, by virtual stage
+  std::vector<model::LayerRange> owned_;  ///< the layers this GPU holds (its stage's chunks; all without pp)
+  std::size_t chunk_begin_ = 0;           ///< the chunk running backward: a recomputed block starts in it
 };
 
 } // namespace
@@ -540,16 +615,17 @@ LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, 
 }
 
 StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
-                               const model::GpuType& gpu, model::Precision precision, model::BatchShare batch)
+                               const model::GpuType& gpu, model::Precision precision, model::BatchShare batch,
+                               int pipeline_stage)
 {
-  return ProgramBuilder(workload, scenario, gpu, precision, batch).build();
+  return ProgramBuilder(workload, scenario, gpu, precision, batch, pipeline_stage).build();
 }
 
 StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision)
 {
   return build_step_program(workload, scenario, gpu, precision,
-                            {scenario.micro_batch_size, scenario.gradient_accumulation_steps()});
+                            {scenario.micro_batch_size, scenario.gradient_accumulation_steps()}, 0);
 }
 
 } // namespace gpuscale::engine

@@ -62,11 +62,14 @@ int tp_overlap_row_chunks(const model::Layer& layer, const model::Scenario& scen
 /// How `layer` divides over tp x cp ranks for a micro-batch of `micro_batch` samples.
 LayerShare share_of(const model::Layer& layer, const model::Scenario& scenario, int micro_batch);
 
-/// The step of a GPU that runs `batch` (its micro-batch size and accumulation steps).
+/// The step of a GPU that runs `batch` (its micro-batch size and accumulation steps) on pipeline
+/// stage `pipeline_stage` (0 without pipeline parallelism): with pp > 1 the stage's chunks in its
+/// Megatron schedule (model/PipelineSchedule.hpp), point-to-point sends to its neighbours included.
 StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
-                               const model::GpuType& gpu, model::Precision precision, model::BatchShare batch);
+                               const model::GpuType& gpu, model::Precision precision, model::BatchShare batch,
+                               int pipeline_stage);
 
-/// The step with the scenario's uniform batch share.
+/// The step of stage 0 with the scenario's uniform batch share.
 StepProgram build_step_program(const model::WorkloadTrace& workload, const model::Scenario& scenario,
                                const model::GpuType& gpu, model::Precision precision);
 

@@ -130,11 +130,12 @@ StepTrace execute_on_simgrid(const StepSetup& setup, std::vector<RankEvents>* ev
       sg4::Actor::create("stream" + std::to_string(static_cast<int>(which)) + "-" + suffix, host,
                          [stream = streams.back().get()] { (*stream)(); });
     }
-    sg4::Actor::create("gpu" + suffix, host,
-                       GpuActor(program, streams_of_rank[static_cast<std::size_t>(rank)],
-                                trace[static_cast<std::size_t>(rank)].timeline,
-                                events != nullptr ? &(*events)[static_cast<std::size_t>(rank)].instruction_start_s
-                                                  : nullptr));
+    GpuActor gpu(program, streams_of_rank[static_cast<std::size_t>(rank)], trace[static_cast<std::size_t>(rank)].timeline,
+                 events != nullptr ? &(*events)[static_cast<std::size_t>(rank)].instruction_start_s : nullptr);
+    if (program.transfers > 0) // a fold keeps whole replicas, so both neighbours are simulated
+      gpu.set_pipeline(rank, setup.parallel.previous_stage_rank(rank), setup.parallel.next_stage_rank(rank),
+                       &trace[static_cast<std::size_t>(rank)].pipeline);
+    sg4::Actor::create("gpu" + suffix, host, std::move(gpu));
   }
   engine.run();
 

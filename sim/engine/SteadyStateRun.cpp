@@ -53,7 +53,10 @@ bool falls_behind(const StepSetup& setup, const RouteCosts& routes, const StepPr
   for (std::size_t j = run.begin; j < run.begin + run.unit_length; ++j) {
     const Instruction& in = program.instructions[j];
     switch (in.kind) {
-      case Instruction::Kind::Wait: break;
+      case Instruction::Kind::Wait:
+      case Instruction::Kind::Send:
+      case Instruction::Kind::Receive:
+      case Instruction::Kind::WaitTransfers: break;
       case Instruction::Kind::Compute: flop += in.amount; break;
       case Instruction::Kind::Sleep: sleep_s += in.amount; break;
       case Instruction::Kind::Submit: submits[static_cast<std::size_t>(in.stream)].push_back(&in); break;
@@ -130,6 +133,17 @@ bool shifted_copy(const KeptRun& run, std::size_t u, double shift_s, double tole
   return true;
 }
 
+/// A rank's collective streams and its pipeline transfers, in the order they are written.
+template <class Rank>
+auto streams_of(Rank& rank)
+{
+  std::vector<decltype(&rank.pipeline)> out;
+  for (auto& s : rank.streams)
+    out.push_back(&s);
+  out.push_back(&rank.pipeline);
+  return out;
+}
+
 std::string serialize(const StepTrace& trace)
 {
   std::string out = std::to_string(trace.size()) + "\n";
@@ -137,8 +151,8 @@ std::string serialize(const StepTrace& trace)
   for (const RankTrace& rank : trace) {
     std::snprintf(buffer, sizeof buffer, "%a %a", rank.timeline.compute_s, rank.timeline.end_s);
     out += buffer;
-    for (const StreamTrace& s : rank.streams) {
-      std::snprintf(buffer, sizeof buffer, " %d %a %a", s.used ? 1 : 0, s.busy_s, s.bytes_sent);
+    for (const StreamTrace* s : streams_of(rank)) {
+      std::snprintf(buffer, sizeof buffer, " %d %a %a", s->used ? 1 : 0, s->busy_s, s->bytes_sent);
       out += buffer;
     }
     out += "\n";
@@ -160,12 +174,12 @@ StepTrace deserialize(const std::string& text)
   for (RankTrace& rank : trace) {
     rank.timeline.compute_s = read_double();
     rank.timeline.end_s = read_double();
-    for (StreamTrace& s : rank.streams) {
+    for (StreamTrace* s : streams_of(rank)) {
       int used = 0;
       in >> used;
-      s.used = used != 0;
-      s.busy_s = read_double();
-      s.bytes_sent = read_double();
+      s->used = used != 0;
+      s->busy_s = read_double();
+      s->bytes_sent = read_double();
     }
   }
   if (!in)

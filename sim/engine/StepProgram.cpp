@@ -46,6 +46,27 @@ void StepProgram::wait(Stream stream, std::size_t ticket)
   instructions.push_back({Instruction::Kind::Wait, 0, stream, CollectiveOp::AllReduce, ticket});
 }
 
+void StepProgram::send(int peer, double bytes)
+{
+  Instruction in{Instruction::Kind::Send, bytes};
+  in.peer = peer;
+  instructions.push_back(in);
+  ++transfers;
+}
+
+void StepProgram::receive(int peer, double bytes)
+{
+  Instruction in{Instruction::Kind::Receive, bytes};
+  in.peer = peer;
+  instructions.push_back(in);
+  ++transfers;
+}
+
+void StepProgram::wait_transfers()
+{
+  instructions.push_back({Instruction::Kind::WaitTransfers});
+}
+
 void StepProgram::run_blocking(Stream stream, CollectiveOp op, double bytes)
 {
   wait(stream, submit(stream, op, bytes));

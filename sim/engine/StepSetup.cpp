@@ -67,6 +67,18 @@ std::vector<std::pair<int, int>> routes_of(const StepSetup& setup, bool& halving
   add(setup.dp_layouts, dp, setup.scenario->collective);
   add(setup.tp_layouts, tp, model::CollectiveAlgorithm::Auto);
   add(setup.cp_layouts, cp, model::CollectiveAlgorithm::Auto);
+  // Pipeline sends: both ways between neighbouring stages (the ring's wrap only where the interleaved
+  // schedule uses it).
+  const ParallelLayout& layout = setup.parallel;
+  if (layout.pp > 1)
+    for (int rank = 0; rank < setup.gpus(); ++rank) {
+      const bool last = layout.pipeline_index(rank) == layout.pp - 1;
+      if (last && setup.scenario->virtual_pipeline == 1)
+        continue;
+      const int next = layout.next_stage_rank(rank);
+      routes.emplace_back(rank, next);
+      routes.emplace_back(next, rank);
+    }
   return routes;
 }
 
@@ -114,12 +126,15 @@ StepSetup::StepSetup(const model::ResolvedScenario& resolved)
     const std::string& type_name = topology.gpu_type[static_cast<std::size_t>(rank)];
     const model::GpuType& gpu = resolved.platform.gpu_types.at(type_name);
     gpu_speed_flop_per_s.push_back(gpu.peak_for(precision).value() * scenario.efficiency_for(gpu).compute);
-    // One program per distinct (GPU type, batch share): uneven allocations give GPUs their own.
+    // One program per distinct (GPU type, batch share, pipeline stage): uneven allocations give GPUs
+    // their own, and each stage runs its own chunks and schedule.
     const model::BatchShare share = scenario.batch_of_rank(rank);
-    const std::string key = type_name + "/" + std::to_string(share.micro_batch) + "x" + std::to_string(share.accumulation);
+    const int stage = parallel.pipeline_index(rank);
+    const std::string key = type_name + "/" + std::to_string(share.micro_batch) + "x" +
+                            std::to_string(share.accumulation) + "/" + std::to_string(stage);
     auto [it, inserted] = program_of_type.try_emplace(key, programs.size());
     if (inserted)
-      programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision, share));
+      programs.push_back(build_step_program(resolved.workload, scenario, gpu, precision, share, stage));
     program_of_rank.push_back(it->second);
   }
   routes = routes_of(*this, halving_doubling_across_nodes);

@@ -30,6 +30,9 @@ struct StreamTrace {
 struct RankTrace {
   GpuTimeline timeline;
   std::array<StreamTrace, kStreamCount> streams{};
+  /// Point-to-point transfers between pipeline stages: busy_s is the time the GPU waited for them
+  /// (they run on the compute stream's critical path, StepProgram::wait_transfers).
+  StreamTrace pipeline;
 };
 
 /// One collective as a stream ran it.

@@ -61,6 +61,10 @@ public:
   /// The fold, or a refusal naming the first check that failed.
   SymmetryFold run()
   {
+    // Pipeline sends go between the stages of one replica: a block of whole replicas keeps both
+    // ends of every send simulated.
+    if (setup_.parallel.pp > 1 && block_ranks_ % setup_.parallel.replica_ranks() != 0)
+      return refused_fold("the block would split a pipeline replica");
     if (auto why = map_vertices())
       return refused_fold(*why);
     if (auto why = map_edges())

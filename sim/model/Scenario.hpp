@@ -85,6 +85,11 @@ struct Scenario {
   int zero_stage = 0; ///< as written (0-3); zero() gives the stage and its rules
   int tensor_parallel = 1;  ///< tp: Megatron TP degree, inside a node
   int context_parallel = 1; ///< cp: sequence split across ranks (ring attention)
+  /// pp: pipeline stages (Megatron-LM), each a consecutive share of the trace's blocks on its own
+  /// GPUs; the step runs the 1F1B schedule, or the interleaved one with virtual_pipeline > 1.
+  int pipeline_parallel = 1;
+  /// virtual_pp: model chunks per pipeline stage (Megatron's interleaved schedule); 1: plain 1F1B.
+  int virtual_pipeline = 1;
   bool sequence_parallel = false; ///< TP all-reduces become reduce-scatter + all-gather; activations / tp
   CollectiveAlgorithm collective = CollectiveAlgorithm::Auto;
   /// `bucket_size:` the gradient reduce bucket (and DeepSpeed's allgather bucket of stages 1-2);
@@ -174,8 +179,10 @@ struct Scenario {
     return batch_per_rank.at(static_cast<std::size_t>(rank));
   }
 
+  /// GPUs of one model replica: tp x cp x pp.
+  int model_parallel() const { return tensor_parallel * context_parallel * pipeline_parallel; }
   /// Data-parallel degree: model replicas.
-  int data_parallel() const { return gpus / (tensor_parallel * context_parallel); }
+  int data_parallel() const { return gpus / model_parallel(); }
   /// The ZeRO stage; throws std::invalid_argument if zero_stage is not 0-3.
   ZeroStage zero() const { return zero_stage_of(zero_stage); }
   /// Gradient reductions overlap backward: `overlap_comm` as written, else the stage's default.

@@ -1,5 +1,6 @@
 #include "sim/model/ScenarioResolution.hpp"
 
+#include "sim/model/PipelineSchedule.hpp"
 #include "sim/model/ZeroStage.hpp"
 
 #include <algorithm>
@@ -36,12 +37,13 @@ bool check_gpu_count(const Scenario& s, const Platform& platform, ConflictList& 
                   "the scenario asks for " + std::to_string(s.gpus) + " GPUs but platform '" + platform.name +
                       "' has " + std::to_string(available),
                   {"gpus", "platform"});
-  const int model_parallel = s.tensor_parallel * s.context_parallel;
+  const int model_parallel = s.model_parallel();
   if (s.gpus > 0 && s.gpus % model_parallel != 0) {
     conflicts.add(Kind::GpuCount, "gpus",
-                  std::to_string(s.gpus) + " GPUs do not divide into groups of tp x cp = " +
-                      std::to_string(s.tensor_parallel) + " x " + std::to_string(s.context_parallel),
-                  {"gpus", "tp", "cp"});
+                  std::to_string(s.gpus) + " GPUs do not divide into groups of tp x cp x pp = " +
+                      std::to_string(s.tensor_parallel) + " x " + std::to_string(s.context_parallel) + " x " +
+                      std::to_string(s.pipeline_parallel),
+                  {"gpus", "tp", "cp", "pp"});
     return false;
   }
   return true;
@@ -118,16 +120,59 @@ void check_parallel_split(const Scenario& s, const WorkloadTrace& workload, Conf
                   {"cp", "workload"});
 }
 
+/// Pipeline parallelism as Megatron-LM allows it: whole blocks per chunk, ZeRO at most 1 across the
+/// replicas (its distributed optimizer; DeepSpeed refuses ZeRO-2/3 with a pipeline), and the
+/// interleaved schedule with micro-batches in multiples of the stages.
+void check_pipeline(const Scenario& s, const WorkloadTrace& workload, ConflictList& conflicts)
+{
+  const int pp = s.pipeline_parallel;
+  const int v = s.virtual_pipeline;
+  if (v > 1 && pp == 1)
+    conflicts.add(Kind::Layout, "virtual_pp",
+                  "virtual_pp = " + std::to_string(v) + " interleaves model chunks over pipeline stages, but pp = 1",
+                  {"virtual_pp", "pp"});
+  if (pp == 1)
+    return;
+  const std::size_t units = pipeline_units(workload).size();
+  if (units < static_cast<std::size_t>(pp * v))
+    conflicts.add(Kind::Layout, "pp",
+                  "pp x virtual_pp = " + std::to_string(pp) + " x " + std::to_string(v) + " model chunks, but workload '" +
+                      workload.name + "' has " + std::to_string(units) +
+                      " blocks (repeat-group copies) to cut into chunks",
+                  {"pp", "virtual_pp", "workload"});
+  if (pipeline_activation_bytes_per_sample(workload) <= 0)
+    conflicts.add(Kind::Layout, "pp",
+                  "workload '" + workload.name +
+                      "' has no row-parallel layer whose output (the activation one stage sends the next) it gives",
+                  {"pp", "workload"});
+  if (s.zero_stage > 1)
+    conflicts.add(Kind::Layout, "zero_stage",
+                  "ZeRO-" + std::to_string(s.zero_stage) +
+                      " with pipeline parallelism: pipeline stages accumulate gradients over micro-batches, so at most "
+                      "ZeRO-1 (Megatron's distributed optimizer) shards across the replicas",
+                  {"zero_stage", "pp"});
+  const long long replicas = s.data_parallel();
+  if (v > 1 && s.micro_batch_size > 0 && replicas > 0 && s.global_batch_size > 0) {
+    const long long micro_batches = s.global_batch_size / (static_cast<long long>(s.micro_batch_size) * replicas);
+    if (micro_batches % pp != 0)
+      conflicts.add(Kind::BatchSize, "virtual_pp",
+                    "the interleaved schedule (virtual_pp = " + std::to_string(v) + ") needs the " +
+                        std::to_string(micro_batches) + " micro-batches per replica to be a multiple of pp = " +
+                        std::to_string(pp),
+                    {"virtual_pp", "pp", "global_batch_size", "micro_batch_size", "gpus", "tp", "cp"});
+  }
+}
+
 void check_uniform_batch(const Scenario& s, ConflictList& conflicts)
 {
-  const long long replicas = s.gpus / (s.tensor_parallel * s.context_parallel);
+  const long long replicas = s.data_parallel();
   if (s.micro_batch_size > 0 && s.gpus > 0 && s.global_batch_size > 0 &&
       s.global_batch_size % (static_cast<long long>(s.micro_batch_size) * replicas) != 0)
     conflicts.add(Kind::BatchSize, "global_batch_size",
                   "global batch size " + std::to_string(s.global_batch_size) +
                       " is not a multiple of micro_batch_size x data-parallel replicas = " +
                       std::to_string(s.micro_batch_size) + " x " + std::to_string(replicas),
-                  {"global_batch_size", "micro_batch_size", "gpus", "tp", "cp", "platform"});
+                  {"global_batch_size", "micro_batch_size", "gpus", "tp", "cp", "pp", "platform"});
   const long long accumulation_steps =
       s.micro_batch_size > 0 && replicas > 0 ? s.global_batch_size / (static_cast<long long>(s.micro_batch_size) * replicas) : 0;
   if (accumulation_steps > kMaxAccumulationSteps)
@@ -137,7 +182,7 @@ void check_uniform_batch(const Scenario& s, ConflictList& conflicts)
                       std::to_string(accumulation_steps) + " accumulation steps; at most " +
                       std::to_string(kMaxAccumulationSteps) +
                       " accumulation steps per training step are simulated (raise micro_batch_size)",
-                  {"micro_batch_size", "global_batch_size", "gpus", "tp", "cp", "platform"});
+                  {"micro_batch_size", "global_batch_size", "gpus", "tp", "cp", "pp", "platform"});
 }
 
 /// A step that cannot be captured asked to run as a CUDA graph (allows_cuda_graph).
@@ -250,9 +295,10 @@ void expand_batch_allocation(Scenario& s, const Platform& platform, ConflictList
                   "the allocations add up to " + std::to_string(total) + " samples per step, the global batch size is " +
                       std::to_string(s.global_batch_size),
                   keys);
-  if (s.tensor_parallel * s.context_parallel != 1)
-    conflicts.add(Kind::Layout, "batch_allocation", "uneven batch allocation needs pure data parallelism (tp = cp = 1)",
-                  {"batch_allocation", "tp", "cp"});
+  if (s.model_parallel() != 1)
+    conflicts.add(Kind::Layout, "batch_allocation",
+                  "uneven batch allocation needs pure data parallelism (tp = cp = pp = 1)",
+                  {"batch_allocation", "tp", "cp", "pp"});
   if (reduces_every_micro_batch(s.zero()))
     for (const auto& share : shares)
       if (share.accumulation != shares.front().accumulation) {
@@ -298,7 +344,7 @@ std::vector<std::pair<std::string, Efficiency>> calibrated_efficiencies(const Ca
   for (const auto& use : platform.groups_used(gpus)) {
     const auto& gpu = platform.gpu_type_of(platform.node_type_of_group(use.group));
     if (std::none_of(by_type.begin(), by_type.end(), [&](const auto& t) { return t.first == gpu.name; }))
-      by_type.emplace_back(gpu.name, calibration.efficiency_for(workload.benchmark, gpu.generation, gpu.generation_available_year, software_date));
+      by_type.emplace_back(gpu.name, calibration.efficiency_for(workload.calibrated_efficiencies(), gpu.generation, gpu.generation_available_year, software_date));
   }
   return by_type;
 }
@@ -334,6 +380,7 @@ ScenarioResolution resolve_scenario(Scenario& s, const ScenarioInputs& inputs)
   if (check_gpu_count(s, platform, conflicts)) {
     check_layout(s, platform, conflicts);
     check_parallel_split(s, workload, conflicts);
+    check_pipeline(s, workload, conflicts);
     check_cuda_graph(s, conflicts);
     check_tp_comm_overlap(s, conflicts);
     check_precision(s, platform, workload, conflicts);

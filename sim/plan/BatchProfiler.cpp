@@ -113,8 +113,8 @@ std::vector<analysis::GpuTypeProfile> profile_gpu_types(const model::ResolvedSce
       double fixed_s = 0;
       for (int m : probe_sizes(lo)) {
         // One and two micro-batches: the difference is one micro-batch, the rest the per-step part.
-        const double one = busy_time_s(engine::build_step_program(resolved.workload, s, gpu, precision, {m, 1}), speed);
-        const double two = busy_time_s(engine::build_step_program(resolved.workload, s, gpu, precision, {m, 2}), speed);
+        const double one = busy_time_s(engine::build_step_program(resolved.workload, s, gpu, precision, {m, 1}, 0), speed);
+        const double two = busy_time_s(engine::build_step_program(resolved.workload, s, gpu, precision, {m, 2}, 0), speed);
         points.push_back({m, two - one});
         fixed_s = std::max(fixed_s, one - (two - one));
       }

@@ -1,5 +1,7 @@
 #include "sim/plan/LayoutSearch.hpp"
 
+#include "sim/model/PipelineSchedule.hpp"
+
 #include "sim/engine/MemoryModel.hpp"
 #include "sim/model/Recomputation.hpp"
 #include "sim/plan/BatchProfiler.hpp"
@@ -131,6 +133,9 @@ bool better(const std::optional<Candidate>& candidate, const std::optional<Candi
 std::string describe_layout(const model::Scenario& s, const model::WorkloadTrace& workload)
 {
   std::string text = fmt::format("tp {}, cp {}", s.tensor_parallel, s.context_parallel);
+  if (s.pipeline_parallel > 1)
+    text += s.virtual_pipeline > 1 ? fmt::format(", pp {} ({} chunks per stage)", s.pipeline_parallel, s.virtual_pipeline)
+                                   : fmt::format(", pp {}", s.pipeline_parallel);
   if (s.sequence_parallel)
     text += ", sequence parallel";
   const int blocks = model::checkpoint_block_count(workload);
@@ -279,7 +284,7 @@ void LayoutSearch::search_poplar(const model::Scenario& s, StageSearch& result) 
 std::optional<Candidate> LayoutSearch::best_on_clusters(const model::Scenario& s, int stage, std::string& note) const
 {
   const model::ResolvedScenario& base = variants_.base();
-  const int model_parallel = s.tensor_parallel * s.context_parallel;
+  const int model_parallel = s.model_parallel();
   std::optional<Candidate> best;
   std::vector<std::string> skipped;
   for (const Cluster& cluster : clusters_of(base)) {
@@ -355,11 +360,21 @@ StageSearch LayoutSearch::search_stage(int stage, int global_batch) const
   int per_node = std::numeric_limits<int>::max();
   for (std::size_t g = 0; g < base.platform.node_groups.size(); ++g)
     per_node = std::min(per_node, base.platform.node_type_of_group(g).gpus_per_node);
-  std::vector<int> tps{1}, cps{1};
+  std::vector<int> tps{1}, cps{1}, pps{1};
   for (int tp = 2; tp_layers && tp <= per_node; tp *= 2)
     tps.push_back(tp);
   for (int cp = 2; cp_layers && cp <= 8; cp *= 2)
     cps.push_back(cp);
+  // Pipeline stages where the trace has blocks to cut and the stage allows it (ZeRO-0/1), doubling
+  // up to one block per stage; the scenario's own depth and chunks per stage are kept.
+  const int blocks = static_cast<int>(model::pipeline_units(workload).size());
+  if (stage <= 1 && model::pipeline_activation_bytes_per_sample(workload) > 0)
+    for (int pp = 2; pp <= blocks; pp *= 2)
+      pps.push_back(pp);
+  if (s.pipeline_parallel > 1 && std::find(pps.begin(), pps.end(), s.pipeline_parallel) == pps.end()) {
+    pps.push_back(s.pipeline_parallel);
+    std::sort(pps.begin(), pps.end());
+  }
   std::vector<Checkpointing> checkpointing{Checkpointing::Off};
   if (model::checkpoint_block_count(workload) > 0)
     checkpointing = {Checkpointing::Off, Checkpointing::Fewest, Checkpointing::Every};
@@ -372,29 +387,44 @@ StageSearch LayoutSearch::search_stage(int stage, int global_batch) const
       if (tp * cp > s.gpus)
         break;
       std::optional<Candidate> best_cp;
-      for (Checkpointing mode : checkpointing) {
-        model::Scenario layout = s;
-        layout.tensor_parallel = tp;
-        layout.context_parallel = cp;
-        // Megatron runs tensor parallelism with sequence parallelism (activations / tp); nothing to split at tp 1.
-        layout.sequence_parallel = tp == s.tensor_parallel ? s.sequence_parallel : tp > 1;
-        layout.tp_comm_overlap = s.tp_comm_overlap && layout.sequence_parallel;
-        layout.activation_checkpointing = mode != Checkpointing::Off;
-        layout.activation_checkpointing_blocks.reset();
-        if (mode == Checkpointing::Fewest)
-          layout.activation_checkpointing_blocks = 0; // set per cluster (best_on_clusters)
-        const bool scenario_layout = tp == s.tensor_parallel && cp == s.context_parallel &&
-                                     layout.sequence_parallel == s.sequence_parallel && mode != Checkpointing::Fewest &&
-                                     layout.activation_checkpointing == s.activation_checkpointing &&
-                                     !s.activation_checkpointing_blocks;
-        if (scenario_layout && tp * cp == 1)
-          continue; // the Poplar rows above
-        std::string note;
-        std::optional<Candidate> e = best_on_clusters(layout, stage, note);
-        if (!note.empty())
-          result.tried.push_back(note);
-        if (better(e, best_cp))
-          best_cp = std::move(e);
+      std::optional<double> previous_pp_s;
+      for (int pp : pps) {
+        if (tp * cp * pp > s.gpus)
+          break;
+        std::optional<Candidate> best_pp;
+        for (Checkpointing mode : checkpointing) {
+          model::Scenario layout = s;
+          layout.tensor_parallel = tp;
+          layout.context_parallel = cp;
+          layout.pipeline_parallel = pp;
+          layout.virtual_pipeline = pp == s.pipeline_parallel ? s.virtual_pipeline : 1;
+          // Megatron runs tensor parallelism with sequence parallelism (activations / tp); nothing to split at tp 1.
+          layout.sequence_parallel = tp == s.tensor_parallel ? s.sequence_parallel : tp > 1;
+          layout.tp_comm_overlap = s.tp_comm_overlap && layout.sequence_parallel;
+          layout.activation_checkpointing = mode != Checkpointing::Off;
+          layout.activation_checkpointing_blocks.reset();
+          if (mode == Checkpointing::Fewest)
+            layout.activation_checkpointing_blocks = 0; // set per cluster (best_on_clusters)
+          const bool scenario_layout = tp == s.tensor_parallel && cp == s.context_parallel && pp == s.pipeline_parallel &&
+                                       layout.sequence_parallel == s.sequence_parallel && mode != Checkpointing::Fewest &&
+                                       layout.activation_checkpointing == s.activation_checkpointing &&
+                                       !s.activation_checkpointing_blocks;
+          if (scenario_layout && tp * cp * pp == 1)
+            continue; // the Poplar rows above
+          std::string note;
+          std::optional<Candidate> e = best_on_clusters(layout, stage, note);
+          if (!note.empty())
+            result.tried.push_back(note);
+          if (better(e, best_pp))
+            best_pp = std::move(e);
+        }
+        const bool slower_pp = best_pp && previous_pp_s && best_pp->iter_time_s() > *previous_pp_s;
+        if (best_pp)
+          previous_pp_s = best_pp->iter_time_s();
+        if (better(best_pp, best_cp))
+          best_cp = std::move(best_pp);
+        if (slower_pp)
+          break; // deeper pipelines: a larger bubble once the model fits
       }
       const bool slower = best_cp && previous_cp_s && best_cp->iter_time_s() > *previous_cp_s;
       if (best_cp)

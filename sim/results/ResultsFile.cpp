@@ -132,6 +132,10 @@ const std::vector<Column>& columns()
       real_column("iter_time_high_s", &RunRecord::iter_time_high_s),
       text_column("interval_regime", &RunRecord::interval_regime, 40),
       real_column("parameter_log_sd", &RunRecord::parameter_log_sd),
+      int_column("pp", &RunRecord::pp),
+      int_column("virtual_pp", &RunRecord::virtual_pp),
+      real_column("pipeline_wait_s", &RunRecord::pipeline_wait_s),
+      real_column("pipeline_bytes_per_gpu", &RunRecord::pipeline_bytes_per_gpu),
   };
   return table;
 }

@@ -24,7 +24,7 @@ namespace gpuscale::results {
 // 9: iter_time_low_s, iter_time_high_s, interval_regime, parameter_log_sd, and time_to_train_low/high_min
 // become the 80 % interval of the time to train (before: its value at the convergence interval's ends).
 // A file of another version is refused, not appended to.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 /// Thrown for files that cannot be read or written as gpuscale results (corrupt, foreign, newer schema).
 class ResultsFileError : public std::runtime_error {

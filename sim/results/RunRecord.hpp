@@ -118,6 +118,12 @@ struct RunRecord {
   std::string interval_regime;         ///< the validation mode the interval is reported under (model::PredictionRegime)
   double parameter_log_sd = 0;         ///< log-sd of the time from the calibration's standard errors
 
+  // Schema 10: pipeline parallelism.
+  std::int64_t pp = 1;                 ///< pipeline stages
+  std::int64_t virtual_pp = 1;         ///< model chunks per stage (interleaved schedule when > 1)
+  double pipeline_wait_s = 0;          ///< largest time a GPU waited in pipeline exchanges (bubble and sends)
+  double pipeline_bytes_per_gpu = 0;   ///< largest bytes one GPU sent to its pipeline neighbours
+
   bool operator==(const RunRecord&) const = default;
 };
 

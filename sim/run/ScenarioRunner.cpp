@@ -79,6 +79,8 @@ void record_scenario_knobs(const model::ResolvedScenario& resolved, results::Run
   const auto& s = resolved.scenario;
   r.tp = s.tensor_parallel;
   r.cp = s.context_parallel;
+  r.pp = s.pipeline_parallel;
+  r.virtual_pp = s.virtual_pipeline;
   r.sequence_parallel = s.sequence_parallel ? 1 : 0;
   r.cuda_graph = s.cuda_graph ? 1 : 0;
   r.tp_comm_overlap = s.tp_comm_overlap ? 1 : 0;
@@ -250,6 +252,8 @@ ScenarioOutcome run_scenario(const model::ResolvedScenario& resolved, bool isola
   r.exposed_comm_s = it.exposed_comm_s;
   r.zero_hook_s = it.host_time_s;
   r.bytes_sent_per_gpu = it.bytes_sent_per_gpu;
+  r.pipeline_wait_s = it.pipeline_wait_s;
+  r.pipeline_bytes_per_gpu = it.pipeline_bytes_sent_per_gpu;
   add_host_and_time_to_train(resolved, outcome);
   if (resolved.calibration == nullptr)
     outcome.no_interval_reason = "the scenario states its own efficiencies (efficiency:), not the calibration's";

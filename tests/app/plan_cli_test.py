@@ -72,14 +72,18 @@ with tempfile.TemporaryDirectory() as tmp:
     # Poplar's V100 + T4 cluster, the scenario's own stage: the emitted allocation reruns exactly.
     planned(tmp, os.path.join(source_dir, "scenarios", "poplar", "bert-large-v100-t4.yaml"), "poplar")
 
-    # The newcomer's case: Llama 2 70B LoRA on 32 V100 32GB + 32 H100. No tp 1 layout holds the frozen
-    # weights at ZeRO-0; the search places tensor parallelism on the H100s alone.
+    # The newcomer's case: Llama 2 70B LoRA on 32 V100 32GB + 32 H100. No data-parallel layout holds the
+    # frozen weights at ZeRO-0; the search places model parallelism (tensor, context or pipeline) on the
+    # H100s alone.
     out, emitted, rows = planned(tmp, os.path.join(source_dir, "scenarios", "plan", "llama2-70b-lora-v100-h100.yaml"),
                                  "llama")
-    check(emitted and int(key(emitted, "tp")) > 1, "the Llama plan uses tensor parallelism: " + emitted)
-    check(emitted and key(emitted, "sequence_parallel") == "true", "with sequence parallelism: " + emitted)
-    check("plan: no allocation fits" not in out and rows is not None and (rows["tp"] > 1).any(),
-          "the layout row records tp > 1")
+    degrees = [int(key(emitted, k) or 1) for k in ("tp", "cp", "pp")] if emitted else [1]
+    check(emitted and degrees[0] * degrees[1] * degrees[2] > 1, "the Llama plan splits the model: " + emitted)
+    check(emitted and (degrees[0] == 1 or key(emitted, "sequence_parallel") == "true"),
+          "tensor parallelism with sequence parallelism: " + emitted)
+    check(emitted and int(key(emitted, "gpus")) == 32, "on the 32 H100 alone: " + emitted)
+    check("plan: no allocation fits" not in out and rows is not None and
+          ((rows["tp"] * rows["cp"] * rows["pp"]) > 1).any(), "the layout row records the model split")
 
     # cuda_graph: true with every stage: ZeRO-3 is searched eagerly (run refuses it with graphs), and the
     # chosen scenario runs.

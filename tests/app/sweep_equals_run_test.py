@@ -3,7 +3,7 @@
 
 Sweeps are generated (fixed seeds) over platforms (one node, a 2:1 fat tree of 128 nodes, PCIe
 nodes), workloads, GPU counts, ZeRO stages, tp, batch sizes, collectives and activation checkpointing,
-with the swept keys written in random order. Each point's scenario is written here as its own file,
+with the swept keys written in random order, and one sweep over pipeline stages. Each point's scenario is written here as its own file,
 from the point number and the documented numbering (docs/SWEEPS.md), not from the sweep's own text,
 and run alone; the two rows must agree in every column but the run and sweep identifiers.
 Usage: sweep_equals_run_test.py BUILD_DIR SOURCE_DIR"""
@@ -78,14 +78,18 @@ def comparable(row, names):
 
 with tempfile.TemporaryDirectory() as tmp:
     compared = 0
-    for seed in range(4):
+    for seed in range(5):
         rng = random.Random(seed)
         keys = rng.sample(sorted(POOL), 4)
         if seed == 0:  # the case that was wrong: one platform pair, GPU counts from one node to many
             keys = ["gpus", "zero_stage", "workload", "tp"]
-        axes = {k: rng.sample(POOL[k], 2) for k in keys}
+        if seed == 4:  # pipeline stages across nodes, with tensor parallelism and ZeRO-0/1
+            keys = ["pp", "gpus", "zero_stage", "tp"]
+        axes = {k: rng.sample(POOL[k], 2) if k in POOL else [1, 2] for k in keys}
         if seed == 0:
             axes["gpus"] = [8, 64]
+        if seed == 4:
+            axes.update({"gpus": [16, 64], "zero_stage": [0, 1]})
         sweep = os.path.join(tmp, "sweep%d.yaml" % seed)
         with open(sweep, "w") as f:
             f.write("scenario:\n  name: property\n")

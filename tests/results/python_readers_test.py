@@ -54,7 +54,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert (frame["batch_per_rank"] == "").all()
     with h5py.File(path, "r") as f:
         runs = f["runs"]
-        assert int(runs.attrs["schema_version"]) == 9
+        assert int(runs.attrs["schema_version"]) == 10
         assert runs["gpuscale_version"][0].decode() == frame["gpuscale_version"].iloc[0]
         assert runs.attrs["gpuscale_version"]
         text = f["scenarios/run_1"][()]
