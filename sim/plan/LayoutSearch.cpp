@@ -14,6 +14,22 @@
 namespace gpuscale::plan {
 namespace {
 
+/// When a parallel degree stops growing: once a larger degree's best is slower than the smaller one's.
+class GrowthStop {
+public:
+  /// Records `best`, the best at this degree; true when it is slower than the previous degree's best.
+  bool slower(const std::optional<Candidate>& best)
+  {
+    const bool out = best && previous_s_ && best->iter_time_s() > *previous_s_;
+    if (best)
+      previous_s_ = best->iter_time_s();
+    return out;
+  }
+
+private:
+  std::optional<double> previous_s_;
+};
+
 /// What activation checkpointing a layout asks for.
 enum class Checkpointing { Off, Every, Fewest };
 
@@ -379,15 +395,15 @@ StageSearch LayoutSearch::search_stage(int stage, int global_batch) const
   if (model::checkpoint_block_count(workload) > 0)
     checkpointing = {Checkpointing::Off, Checkpointing::Fewest, Checkpointing::Every};
 
-  std::optional<double> previous_tp_s;
+  GrowthStop tp_growth;
   for (int tp : tps) {
     std::optional<Candidate> best_tp;
-    std::optional<double> previous_cp_s;
+    GrowthStop cp_growth;
     for (int cp : cps) {
       if (tp * cp > s.gpus)
         break;
       std::optional<Candidate> best_cp;
-      std::optional<double> previous_pp_s;
+      GrowthStop pp_growth;
       for (int pp : pps) {
         if (tp * cp * pp > s.gpus)
           break;
@@ -418,25 +434,19 @@ StageSearch LayoutSearch::search_stage(int stage, int global_batch) const
           if (better(e, best_pp))
             best_pp = std::move(e);
         }
-        const bool slower_pp = best_pp && previous_pp_s && best_pp->iter_time_s() > *previous_pp_s;
-        if (best_pp)
-          previous_pp_s = best_pp->iter_time_s();
+        const bool slower_pp = pp_growth.slower(best_pp);
         if (better(best_pp, best_cp))
           best_cp = std::move(best_pp);
         if (slower_pp)
           break; // deeper pipelines: a larger bubble once the model fits
       }
-      const bool slower = best_cp && previous_cp_s && best_cp->iter_time_s() > *previous_cp_s;
-      if (best_cp)
-        previous_cp_s = best_cp->iter_time_s();
+      const bool slower = cp_growth.slower(best_cp);
       if (better(best_cp, best_tp))
         best_tp = std::move(best_cp);
       if (slower)
         break; // more context parallelism: more communication, no less memory that pays
     }
-    const bool slower = best_tp && previous_tp_s && best_tp->iter_time_s() > *previous_tp_s;
-    if (best_tp)
-      previous_tp_s = best_tp->iter_time_s();
+    const bool slower = tp_growth.slower(best_tp);
     if (better(best_tp, result.layout))
       result.layout = std::move(best_tp);
     if (slower)
