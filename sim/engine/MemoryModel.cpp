@@ -52,8 +52,7 @@ struct HeldChunks {
 };
 
 /// What pipeline stage `stage` holds at the peak of its schedule: its chunks, each with the forward
-/// passes its warm-up ran before the first backward (model::pipeline_passes_in_flight, counted by the
-/// chunk each pass runs: the schedule runs p passes of one chunk, then p of the next).
+/// passes its schedule ran before the first backward (model::pipeline_passes_in_flight).
 HeldChunks held_by_stage(const model::WorkloadTrace& workload, const model::Scenario& scenario, int stage)
 {
   const int p = scenario.pipeline_parallel;
@@ -62,17 +61,16 @@ HeldChunks held_by_stage(const model::WorkloadTrace& workload, const model::Scen
   // candidate, before resolution refuses it) counts as one.
   const int replicas = scenario.gpus / std::max(1, scenario.model_parallel());
   const long long samples = static_cast<long long>(std::max(1, scenario.micro_batch_size)) * std::max(1, replicas);
-  const int m = static_cast<int>(std::max(1LL, scenario.global_batch_size / samples));
+  int m = static_cast<int>(std::max(1LL, scenario.global_batch_size / samples));
+  if (v > 1 && m % p != 0) // the interleaved schedule needs multiples of p (resolution refuses the rest)
+    m = (m / p + 1) * p;
   const std::vector<model::LayerRange> all = model::pipeline_chunks(workload, p * v);
   HeldChunks held;
   if (all.empty())
     return held;
   for (int c = 0; c < v; ++c)
     held.chunks.push_back(all[static_cast<std::size_t>(c * p + stage)]);
-  held.passes.assign(static_cast<std::size_t>(v), 0);
-  const int in_flight = model::pipeline_passes_in_flight(stage, p, v, std::max(1, m));
-  for (int k = 0; k < in_flight; ++k)
-    ++held.passes[static_cast<std::size_t>(v == 1 ? 0 : (k % (p * v)) / p)];
+  held.passes = model::pipeline_passes_in_flight(stage, p, v, m);
   return held;
 }
 

@@ -2,13 +2,37 @@
 
 #include "sim/engine/ComputeCostModel.hpp"
 #include "sim/engine/ScheduleBuilder.hpp"
+#include "sim/model/PipelineSchedule.hpp"
 #include "sim/model/Recomputation.hpp"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
 
 namespace gpuscale::engine {
+namespace {
+
+/// Whether each layer runs on the GPU decompose_step describes: every layer, or with pipeline
+/// parallelism those of the stage whose chunks run the most forward FLOPs.
+std::vector<bool> layers_of_busiest_stage(const model::WorkloadTrace& workload, const model::Scenario& s)
+{
+  std::vector<bool> held(workload.layers.size(), s.pipeline_parallel <= 1);
+  if (s.pipeline_parallel <= 1)
+    return held;
+  const std::vector<model::LayerRange> chunks = model::pipeline_chunks(workload, s.pipeline_parallel * s.virtual_pipeline);
+  std::vector<double> stage_flop(static_cast<std::size_t>(s.pipeline_parallel), 0.0);
+  for (std::size_t c = 0; c < chunks.size(); ++c)
+    for (std::size_t i = chunks[c].begin; i < chunks[c].end; ++i)
+      stage_flop[c % stage_flop.size()] += workload.layers[i].forward_flop_per_sample;
+  const auto busiest = static_cast<std::size_t>(std::max_element(stage_flop.begin(), stage_flop.end()) - stage_flop.begin());
+  for (std::size_t c = busiest; c < chunks.size(); c += stage_flop.size())
+    std::fill(held.begin() + static_cast<std::ptrdiff_t>(chunks[c].begin),
+              held.begin() + static_cast<std::ptrdiff_t>(chunks[c].end), true);
+  return held;
+}
+
+} // namespace
 
 model::StepWork decompose_step(const model::ResolvedScenario& resolved)
 {
@@ -36,7 +60,10 @@ model::StepWork decompose_step(const model::ResolvedScenario& resolved)
     }
   };
   const std::vector<bool> recomputed = model::recomputed_in_backward(resolved.workload, s);
+  const std::vector<bool> held = layers_of_busiest_stage(resolved.workload, s);
   for (std::size_t i = 0; i < resolved.workload.layers.size(); ++i) {
+    if (!held[i])
+      continue;
     const model::Layer& layer = resolved.workload.layers[i];
     trainable += share_of(layer, s, s.micro_batch_size).trainable_params;
     const LayerKernels forward =

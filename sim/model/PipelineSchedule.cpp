@@ -193,14 +193,16 @@ std::vector<PipelineAction> pipeline_schedule(int stage, int stages, int virtual
   return interleaved(stage, stages, virtual_stages, micro_batches);
 }
 
-int pipeline_passes_in_flight(int stage, int stages, int virtual_stages, int micro_batches)
+std::vector<int> pipeline_passes_in_flight(int stage, int stages, int virtual_stages, int micro_batches)
 {
-  if (virtual_stages <= 1)
-    return std::min(stages - stage, micro_batches);
-  const int total = micro_batches * virtual_stages;
-  if (micro_batches == stages)
-    return total;
-  return std::min((stages - stage - 1) * 2 + (virtual_stages - 1) * stages + 1, total);
+  std::vector<int> passes(static_cast<std::size_t>(virtual_stages), 0);
+  for (const PipelineAction& action : pipeline_schedule(stage, stages, virtual_stages, micro_batches)) {
+    if (action.kind == PipelineAction::Kind::Backward)
+      break;
+    if (action.kind == PipelineAction::Kind::Forward)
+      ++passes[static_cast<std::size_t>(action.chunk / stages)];
+  }
+  return passes;
 }
 
 } // namespace gpuscale::model

@@ -64,10 +64,11 @@ struct PipelineAction {
 /// multiple of stages (Megatron's rule); throws std::invalid_argument otherwise.
 std::vector<PipelineAction> pipeline_schedule(int stage, int stages, int virtual_stages, int micro_batches);
 
-/// Chunk passes whose activations stage `stage` holds at once (forwards run, backwards not yet):
-/// warm-up + 1, at most every pass. 1F1B: min(p - s, m) micro-batches of the stage's chunk (stage 0
-/// holds p, Narayanan et al. 2021 sec. 2.2.1); interleaved: p v + p - 1 chunk passes on stage 0,
-/// p (1 + (p - 1) / (p v)) micro-batches' worth of the stage's layers (Korthikanti et al. 2022).
-int pipeline_passes_in_flight(int stage, int stages, int virtual_stages, int micro_batches);
+/// The forward passes whose activations stage `stage` holds at once, at the peak of its schedule
+/// (every forward before its first backward), per chunk of the stage (its v chunks in order). 1F1B:
+/// min(p - s, m) (stage 0 holds p, Narayanan et al. 2021 sec. 2.2.1); interleaved: p v + p - 1 chunk
+/// passes on stage 0, p (1 + (p - 1) / (p v)) micro-batches' worth of the stage's layers (Korthikanti
+/// et al. 2022). Counted on pipeline_schedule itself, so the memory model holds what the engine runs.
+std::vector<int> pipeline_passes_in_flight(int stage, int stages, int virtual_stages, int micro_batches);
 
 } // namespace gpuscale::model

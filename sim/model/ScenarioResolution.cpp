@@ -151,9 +151,8 @@ void check_pipeline(const Scenario& s, const WorkloadTrace& workload, ConflictLi
                       " with pipeline parallelism: pipeline stages accumulate gradients over micro-batches, so at most "
                       "ZeRO-1 (Megatron's distributed optimizer) shards across the replicas",
                   {"zero_stage", "pp"});
-  const long long replicas = s.data_parallel();
-  if (v > 1 && s.micro_batch_size > 0 && replicas > 0 && s.global_batch_size > 0) {
-    const long long micro_batches = s.global_batch_size / (static_cast<long long>(s.micro_batch_size) * replicas);
+  if (v > 1 && s.micro_batch_size > 0 && s.data_parallel() > 0 && s.global_batch_size > 0) {
+    const int micro_batches = s.gradient_accumulation_steps();
     if (micro_batches % pp != 0)
       conflicts.add(Kind::BatchSize, "virtual_pp",
                     "the interleaved schedule (virtual_pp = " + std::to_string(v) + ") needs the " +

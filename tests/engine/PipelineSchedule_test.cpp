@@ -5,6 +5,7 @@
 
 #include "sim/engine/IterationSimulator.hpp"
 #include "sim/engine/MemoryModel.hpp"
+#include "sim/engine/StepDecomposition.hpp"
 #include "sim/engine/ScheduleBuilder.hpp"
 #include "sim/model/PipelineSchedule.hpp"
 #include "sim/model/ScenarioResolution.hpp"
@@ -13,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
 #include <utility>
@@ -155,9 +157,13 @@ TEST_CASE("model::pipeline_schedule runs every pass once, forward first, and eve
           }
           CHECK(forwards.size() == static_cast<std::size_t>(m * v));
           CHECK(backwards.size() == static_cast<std::size_t>(m * v));
-          CHECK(forwards_before_first_backward == model::pipeline_passes_in_flight(s, p, v, m));
+          const std::vector<int> in_flight = model::pipeline_passes_in_flight(s, p, v, m);
+          CHECK(std::accumulate(in_flight.begin(), in_flight.end(), 0) == forwards_before_first_backward);
           if (v == 1) // Narayanan et al. 2021, sec. 2.2.1: stage s holds p - s micro-batches
             CHECK(forwards_before_first_backward == std::min(p - s, m));
+          else // Megatron's warm-up, (p - s - 1) x 2 + (v - 1) x p chunk passes, and the first steady forward
+            CHECK(forwards_before_first_backward ==
+                  (m == p ? m * v : std::min((p - s - 1) * 2 + (v - 1) * p + 1, m * v)));
         }
         for (const auto& [pair, count] : sends)
           CHECK(receives[pair] == count);
@@ -270,6 +276,17 @@ TEST_CASE("engine pipeline: SimGrid and the analytical executor agree where noth
     CHECK(folded.symmetry.rfind("folded", 0) == 0);
     CHECK(folded.pipeline_bytes_sent_per_gpu > 0);
   }
+}
+
+TEST_CASE("engine::decompose_step describes the busiest stage: its busy time is the step's compute time",
+          "[engine][pipeline]")
+{
+  // 9 blocks on 4 stages: 2, 2, 3, 2 blocks; stage 2 computes the most.
+  PipelineCase c;
+  c.blocks = 9;
+  const auto r = scenario_of(c);
+  const auto result = engine::simulate_iteration_isolated(r);
+  CHECK(result.compute_time_s == Approx(engine::decompose_step(r).busy_time_s(r.scenario.efficiency)).epsilon(1e-9));
 }
 
 TEST_CASE("engine pipeline memory: a stage holds its chunks and the activations of its passes in flight",
